@@ -1,0 +1,89 @@
+//! The crate's one error type, and [`Problem`]: one validation finding with
+//! the field path it concerns and, where obvious, how to fix it.
+
+use serde::{Deserialize, Serialize};
+
+/// One thing wrong (or worth a warning) in a tool definition or bundle.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Problem {
+    /// Field path inside the definition (`parameters.a.type`, `version`) or
+    /// a file name inside the bundle (`tool.ts`). Empty for the whole file.
+    pub path: String,
+    /// What is wrong, as a sentence.
+    pub message: String,
+    /// How to fix it, when that is obvious.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub fix: Option<String>,
+}
+
+impl Problem {
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Problem { path: path.into(), message: message.into(), fix: None }
+    }
+
+    pub fn with_fix(mut self, fix: impl Into<String>) -> Self {
+        self.fix = Some(fix.into());
+        self
+    }
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)?;
+        } else {
+            write!(f, "{}: {}", self.path, self.message)?;
+        }
+        if let Some(fix) = &self.fix {
+            write!(f, " (fix: {fix})")?;
+        }
+        Ok(())
+    }
+}
+
+/// Everything that can go wrong in `toolreg-core`.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The definition was read but is not valid: every problem found, at once.
+    #[error("invalid tool definition: {}", summarize(.0))]
+    Invalid(Vec<Problem>),
+
+    /// The bundle (tar.gz) is malformed or breaks a rule (absolute path,
+    /// `..`, link, duplicate entry, non-UTF-8 name, ...).
+    #[error("bad bundle: {0}")]
+    Bundle(String),
+
+    /// The bundle exceeds a size or count limit. `limit` names the limit.
+    #[error("bundle too large: {what} exceeds the limit of {limit}")]
+    TooLarge { what: String, limit: String },
+
+    /// Reading a tool directory from disk failed.
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// An export that the tool's format cannot be expressed in.
+    #[error("cannot export as {format}: {reason}")]
+    Export { format: String, reason: String },
+}
+
+fn summarize(problems: &[Problem]) -> String {
+    match problems {
+        [] => "no details".to_string(),
+        [one] => one.to_string(),
+        [first, rest @ ..] => format!("{first} (and {} more)", rest.len()),
+    }
+}
+
+impl Error {
+    /// The validation problems, if this is [`Error::Invalid`].
+    pub fn problems(&self) -> &[Problem] {
+        match self {
+            Error::Invalid(p) => p,
+            _ => &[],
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! shinkai format

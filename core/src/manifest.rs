@@ -1,0 +1,1 @@
+//! toolreg.toml [tool] table.
