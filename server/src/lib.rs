@@ -1,4 +1,65 @@
-//! toolreg-server: the registry's HTTP API, web index, diesel store,
-//! object_store blobs and tantivy search.
+//! toolreg-server: the registry's HTTP API, diesel store, object_store blobs
+//! and tantivy search, plus the operator subcommands (`migrate`, `admin`,
+//! `verify`, `gc`). `main.rs` only parses the command line and calls [`run`].
 
+pub mod app;
+pub mod auth;
+pub mod blobs;
+pub mod config;
+pub mod controllers;
+pub mod db;
+pub mod downloads;
+pub mod error;
+pub mod metrics;
+pub mod models;
+pub mod ops;
+pub mod schema;
 pub mod search;
+pub mod views;
+pub mod web;
+
+use std::process::ExitCode;
+
+use config::{AdminCommand, Cli, Command};
+use error::AppResult;
+
+/// Run one command line; the process exit code is the result.
+pub fn run(cli: Cli) -> ExitCode {
+    init_tracing();
+    let command = cli.command.unwrap_or(Command::Serve);
+    let result = actix_web::rt::System::new().block_on(async move {
+        match command {
+            Command::Serve => ops::serve(&cli.store, &cli.serve).await.map(|_| ExitCode::SUCCESS),
+            Command::Migrate => ops::open_db(&cli.store).map(|_| ExitCode::SUCCESS),
+            Command::Admin(AdminCommand::CreateUser { login, tier, admin }) => {
+                ops::create_user(&cli.store, &login, tier, admin).await.map(|secret| {
+                    println!("{secret}");
+                    ExitCode::SUCCESS
+                })
+            }
+            Command::Admin(AdminCommand::SetTier { login, tier }) => {
+                ops::set_tier(&cli.store, &login, tier).await.map(|_| ExitCode::SUCCESS)
+            }
+            Command::Verify => ops::verify(&cli.store).await,
+            Command::Gc(opts) => ops::gc(&cli.store, opts.min_age()).await.map(|_| ExitCode::SUCCESS),
+        }
+    });
+    finish(result)
+}
+
+fn finish(result: AppResult<ExitCode>) -> ExitCode {
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Structured logs on stderr; `RUST_LOG` filters (default `info`).
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}

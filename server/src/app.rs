@@ -1,0 +1,124 @@
+//! The application: shared state ([`AppState`]), the route table
+//! ([`configure`]), the OpenAPI document, and starting and stopping the server.
+
+use std::net::TcpListener;
+use std::time::Duration;
+
+use actix_web::middleware::from_fn;
+use actix_web::{web, App, HttpServer};
+use toolreg_core::Policy;
+use utoipa::OpenApi;
+use utoipa_actix_web::service_config::ServiceConfig;
+use utoipa_actix_web::AppExt;
+
+use crate::blobs::BlobStore;
+use crate::controllers;
+use crate::db::Db;
+use crate::downloads::DownloadCounter;
+use crate::error::{json_error_handler, path_error_handler, query_error_handler};
+use crate::metrics::Metrics;
+
+/// Everything a request handler can reach. Add new shared services (the
+/// search index, ...) as fields here and set them in [`AppState::new`].
+pub struct AppState {
+    pub db: Db,
+    pub blobs: BlobStore,
+    /// Which publisher tier may publish which execution kind.
+    pub policy: Policy,
+    pub metrics: Metrics,
+    pub downloads: DownloadCounter,
+    /// The OpenAPI document, rendered once.
+    pub openapi_json: String,
+}
+
+impl AppState {
+    pub fn new(db: Db, blobs: BlobStore, policy: Policy) -> AppState {
+        let openapi_json = openapi().to_pretty_json().unwrap_or_else(|_| "{}".to_string());
+        AppState {
+            db,
+            blobs,
+            policy,
+            metrics: Metrics::default(),
+            downloads: DownloadCounter::default(),
+            openapi_json,
+        }
+    }
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "toolreg", description = "The toolreg registry API: publish, fetch, resolve and manage AI-agent tool bundles."),
+    components(schemas(crate::error::ProblemBody))
+)]
+struct ApiDoc;
+
+/// Register every route. Routes are matched in this order, so fixed path
+/// segments (`/owners`) come before `{version}`. Add new route modules here.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(controllers::health::healthz)
+        .service(controllers::metrics::metrics)
+        .service(controllers::health::openapi_json)
+        .service(controllers::me::me)
+        .service(controllers::tokens::create)
+        .service(controllers::tokens::list)
+        .service(controllers::tokens::revoke)
+        .service(controllers::tools::publish::publish)
+        .service(controllers::tools::owners::list)
+        .service(controllers::tools::owners::add)
+        .service(controllers::tools::owners::remove)
+        .service(controllers::tools::metadata::show_tool)
+        .service(controllers::tools::metadata::show_version)
+        .service(controllers::tools::download::download)
+        .service(controllers::tools::definition::definition)
+        .service(controllers::tools::yank::yank)
+        .service(controllers::tools::yank::unyank)
+        .service(controllers::resolve::resolve)
+        .service(controllers::blobs::blob);
+}
+
+/// The OpenAPI 3 document covering every route registered by [`configure`].
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    let (_, api) = App::new().into_utoipa_app().openapi(ApiDoc::openapi()).configure(configure).split_for_parts();
+    api
+}
+
+/// Build the HTTP server on `listener` (not yet running). actix stops it
+/// gracefully on SIGTERM/SIGINT: it stops accepting, lets requests in flight
+/// (publishes included) finish for up to 30 s, then exits.
+pub fn server(
+    state: web::Data<AppState>,
+    listener: TcpListener,
+    workers: Option<usize>,
+) -> std::io::Result<actix_web::dev::Server> {
+    let mut server = HttpServer::new(move || {
+        App::new()
+            .into_utoipa_app()
+            .app_data(state.clone())
+            .app_data(web::JsonConfig::default().limit(64 * 1024).error_handler(json_error_handler))
+            .app_data(web::QueryConfig::default().error_handler(query_error_handler))
+            .app_data(web::PathConfig::default().error_handler(path_error_handler))
+            .configure(configure)
+            .into_app()
+            .default_service(web::to(controllers::health::fallback))
+            .wrap(from_fn(crate::metrics::track))
+    })
+    .shutdown_timeout(30)
+    .listen(listener)?;
+    if let Some(n) = workers {
+        server = server.workers(n.max(1));
+    }
+    Ok(server.run())
+}
+
+/// Flush buffered download counts about once a second until the process ends.
+pub fn spawn_download_flusher(state: web::Data<AppState>) {
+    actix_web::rt::spawn(async move {
+        let mut tick = actix_web::rt::time::interval(Duration::from_secs(1));
+        loop {
+            tick.tick().await;
+            if let Err(e) = state.downloads.flush(&state.db).await {
+                tracing::warn!(error = %e, "could not write download counts");
+            }
+        }
+    });
+}

@@ -1,0 +1,135 @@
+//! Bundle blobs in object storage (local files or S3), content-addressed at
+//! `bundles/sha256/<hex>`. A blob alone is never visible: the version row is.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
+use object_store::local::LocalFileSystem;
+use object_store::path::Path;
+use object_store::prefix::PrefixStore;
+use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt, PutPayload};
+
+use crate::error::{internal, AppError, AppResult};
+
+/// Where bundles live under the store's root.
+pub const BUNDLE_PREFIX: &str = "bundles/sha256";
+
+/// The blob store shared by all requests.
+#[derive(Clone)]
+pub struct BlobStore {
+    store: Arc<dyn ObjectStore>,
+    description: String,
+}
+
+impl std::fmt::Debug for BlobStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.description)
+    }
+}
+
+/// The object path of a bundle with digest `sha256`.
+pub fn bundle_path(sha256: &str) -> Path {
+    Path::from(format!("{BUNDLE_PREFIX}/{sha256}"))
+}
+
+impl BlobStore {
+    /// Open `file://DIR` (created if missing) or `s3://bucket[/prefix]`. S3 is
+    /// configured from the standard `AWS_*` environment variables.
+    pub fn open(url: &str) -> AppResult<BlobStore> {
+        BlobStore::open_with(url, std::iter::empty())
+    }
+
+    /// [`BlobStore::open`] with extra S3 settings (`aws_endpoint`,
+    /// `aws_allow_http`, ...) applied over the environment.
+    pub fn open_with(url: &str, s3_options: impl IntoIterator<Item = (String, String)>) -> AppResult<BlobStore> {
+        if let Some(rest) = url.strip_prefix("s3://") {
+            let (bucket, prefix) = match rest.split_once('/') {
+                Some((b, p)) => (b, p.trim_matches('/')),
+                None => (rest, ""),
+            };
+            if bucket.is_empty() {
+                return Err(internal(format!("storage URL `{url}` names no bucket (expected s3://bucket[/prefix])")));
+            }
+            let mut builder = AmazonS3Builder::from_env().with_bucket_name(bucket);
+            for (key, value) in s3_options {
+                let key: AmazonS3ConfigKey =
+                    key.parse().map_err(|e| internal(format!("unknown S3 option `{key}`: {e}")))?;
+                builder = builder.with_config(key, value);
+            }
+            // Custom endpoints (MinIO, moto, ...) want path-style requests.
+            builder = builder.with_virtual_hosted_style_request(false);
+            let s3 = builder.build().map_err(|e| internal(format!("cannot configure S3 storage `{url}`: {e}")))?;
+            let store: Arc<dyn ObjectStore> =
+                if prefix.is_empty() { Arc::new(s3) } else { Arc::new(PrefixStore::new(s3, prefix)) };
+            Ok(BlobStore { store, description: url.to_string() })
+        } else {
+            let dir = url.strip_prefix("file://").unwrap_or(url);
+            std::fs::create_dir_all(dir).map_err(|e| internal(format!("cannot create storage directory {dir}: {e}")))?;
+            let fs = LocalFileSystem::new_with_prefix(dir)
+                .map_err(|e| internal(format!("cannot open storage directory {dir}: {e}")))?;
+            Ok(BlobStore { store: Arc::new(fs), description: url.to_string() })
+        }
+    }
+
+    /// Store a bundle under its digest. Idempotent: the same digest is the
+    /// same bytes. An existing blob is written again on purpose, which
+    /// refreshes its age so `gc` cannot collect it while this publish commits.
+    pub async fn put_bundle(&self, sha256: &str, bytes: Bytes) -> AppResult<()> {
+        self.store.put(&bundle_path(sha256), PutPayload::from(bytes)).await?;
+        Ok(())
+    }
+
+    /// A bundle's bytes as a stream, or `None` if the blob is missing.
+    pub async fn get_bundle(&self, sha256: &str) -> AppResult<Option<BoxStream<'static, object_store::Result<Bytes>>>> {
+        match self.store.get(&bundle_path(sha256)).await {
+            Ok(result) => Ok(Some(result.into_stream())),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(AppError::Storage(e)),
+        }
+    }
+
+    /// A bundle's bytes in memory, or `None` if the blob is missing.
+    pub async fn read_bundle(&self, sha256: &str) -> AppResult<Option<Bytes>> {
+        match self.store.get(&bundle_path(sha256)).await {
+            Ok(result) => Ok(Some(result.bytes().await?)),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(AppError::Storage(e)),
+        }
+    }
+
+    /// Every stored bundle blob.
+    pub async fn list_bundles(&self) -> AppResult<Vec<ObjectMeta>> {
+        let prefix = Path::from(BUNDLE_PREFIX);
+        Ok(self.store.list(Some(&prefix)).try_collect().await?)
+    }
+
+    /// Every object in the store (tests use it to prove nothing was stored).
+    pub async fn list_all(&self) -> AppResult<Vec<ObjectMeta>> {
+        Ok(self.store.list(None).try_collect().await?)
+    }
+
+    pub async fn delete(&self, path: &Path) -> AppResult<()> {
+        self.store.delete(path).await?;
+        Ok(())
+    }
+
+    /// Check the store answers (a listing of at most one entry).
+    pub async fn ping(&self) -> AppResult<()> {
+        let prefix = Path::from(BUNDLE_PREFIX);
+        let mut stream = self.store.list(Some(&prefix));
+        if let Some(item) = stream.next().await {
+            item?;
+        }
+        Ok(())
+    }
+}
+
+/// The digest from a bundle path, if it is one.
+pub fn digest_of(path: &Path) -> Option<&str> {
+    let s = path.as_ref();
+    let hex = s.strip_prefix(BUNDLE_PREFIX)?.strip_prefix('/')?;
+    toolreg_core::digest::is_sha256_hex(hex).then_some(hex)
+}

@@ -1,0 +1,123 @@
+//! Command line and environment configuration of `toolreg-server` (DESIGN §6):
+//! every option is a flag with a `TOOLREG_*` environment equivalent.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+use toolreg_core::{Policy, Tier};
+
+/// The toolreg registry server.
+#[derive(Debug, Parser)]
+#[command(name = "toolreg-server", version, about = "The toolreg registry server")]
+pub struct Cli {
+    #[command(flatten)]
+    pub store: StoreOptions,
+    #[command(flatten)]
+    pub serve: ServeOptions,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Where the server keeps its data: shared by every subcommand.
+#[derive(Debug, Clone, Args)]
+pub struct StoreOptions {
+    /// Data directory: default home of the SQLite database, the blob store and the search index.
+    #[arg(long = "data", env = "TOOLREG_DATA_DIR", default_value = "./data", global = true)]
+    pub data_dir: PathBuf,
+    /// Database: `sqlite://PATH` or `postgres://...` (default `sqlite://<data>/toolreg.db`).
+    #[arg(long, env = "TOOLREG_DATABASE_URL", global = true)]
+    pub database_url: Option<String>,
+    /// Blob storage: `file://DIR` or `s3://bucket[/prefix]` (default `file://<data>/objects`).
+    /// S3 reads the standard AWS_* variables (AWS_ENDPOINT_URL, AWS_REGION, AWS_ALLOW_HTTP, ...).
+    #[arg(long, env = "TOOLREG_STORAGE", global = true)]
+    pub storage: Option<String>,
+}
+
+impl StoreOptions {
+    /// The database URL, defaulting to SQLite inside the data directory.
+    pub fn database_url(&self) -> String {
+        match &self.database_url {
+            Some(url) => url.clone(),
+            None => format!("sqlite://{}", self.data_dir.join("toolreg.db").display()),
+        }
+    }
+
+    /// The storage URL, defaulting to local files inside the data directory.
+    pub fn storage_url(&self) -> String {
+        match &self.storage {
+            Some(url) => url.clone(),
+            None => format!("file://{}", self.data_dir.join("objects").display()),
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the HTTP API (the default when no subcommand is given).
+    Serve,
+    /// Run pending database migrations and exit.
+    Migrate,
+    /// Manage users.
+    #[command(subcommand)]
+    Admin(AdminCommand),
+    /// Check that every version's blob exists and hashes to its digest (exit 1 otherwise).
+    Verify,
+    /// Delete blobs that no version references.
+    Gc(GcOptions),
+}
+
+/// Options of `serve` (also accepted without the subcommand, since `serve` is the default).
+#[derive(Debug, Clone, Args)]
+pub struct ServeOptions {
+    /// Address to listen on.
+    #[arg(long, env = "TOOLREG_LISTEN", default_value = "127.0.0.1:8080", global = true)]
+    pub listen: SocketAddr,
+    /// Tier overrides per execution kind, e.g. `function=trusted,command=verified`.
+    #[arg(long, env = "TOOLREG_POLICY", default_value = "", value_parser = parse_policy, global = true)]
+    pub policy: Policy,
+    /// HTTP worker threads (default: one per CPU core).
+    #[arg(long, env = "TOOLREG_WORKERS", global = true)]
+    pub workers: Option<usize>,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions { listen: SocketAddr::from(([127, 0, 0, 1], 8080)), policy: Policy::default(), workers: None }
+    }
+}
+
+fn parse_policy(spec: &str) -> Result<Policy, String> {
+    Policy::default().with_overrides(spec)
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AdminCommand {
+    /// Create a user and print a new token for it, alone on stdout.
+    CreateUser {
+        login: String,
+        /// The publisher tier: untrusted, verified or trusted.
+        #[arg(long, default_value = "untrusted")]
+        tier: Tier,
+        /// Make the user an administrator.
+        #[arg(long)]
+        admin: bool,
+    },
+    /// Change a publisher's tier.
+    SetTier { login: String, tier: Tier },
+}
+
+/// Options of `gc`.
+#[derive(Debug, Clone, Args)]
+pub struct GcOptions {
+    /// Only delete unreferenced blobs older than this many seconds (protects publishes in flight).
+    #[arg(long, default_value_t = 3600)]
+    pub min_age: u64,
+}
+
+impl GcOptions {
+    pub fn min_age(&self) -> Duration {
+        Duration::from_secs(self.min_age)
+    }
+}

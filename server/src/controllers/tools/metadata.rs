@@ -1,0 +1,124 @@
+//! Tool and version metadata: `GET /api/v1/tools/{name}` and
+//! `GET /api/v1/tools/{name}/{version}`.
+
+use actix_web::{get, web};
+use serde_json::Value;
+
+use crate::app::AppState;
+use crate::error::{AppResult, ProblemBody};
+use crate::models::version::list_for_tool;
+use crate::models::{owner, ToolRow, User, VersionRow};
+use crate::views::{rfc3339, EncodablePublisher, EncodableTool, EncodableVersion, EncodableVersionSummary};
+
+/// The tool summary: fields of its latest version, owners, downloads and every version.
+#[utoipa::path(tag = "tools", params(("name" = String, Path, description = "registry name (matched in normalized form)")),
+    responses((status = 200, body = EncodableTool), (status = 404, body = ProblemBody)))]
+#[get("/api/v1/tools/{name}")]
+pub async fn show_tool(state: web::Data<AppState>, path: web::Path<String>) -> AppResult<web::Json<EncodableTool>> {
+    let name = path.into_inner();
+    let view = state
+        .db
+        .read(move |conn| {
+            let tool = ToolRow::require(conn, &name)?;
+            let owners = owner::list(conn, tool.id)?;
+            let versions = list_for_tool(conn, tool.id)?;
+            // Latest: the highest version neither yanked nor blocked, else the highest.
+            let latest = versions
+                .iter()
+                .find(|(v, _)| !v.yanked && !v.blocked)
+                .or_else(|| versions.first())
+                .map(|(v, _)| v.id);
+            let manifest = match latest {
+                Some(id) => {
+                    use crate::schema::versions;
+                    use diesel::prelude::*;
+                    let text: String = versions::table.find(id).select(versions::manifest).first(conn)?;
+                    serde_json::from_str::<Value>(&text).unwrap_or(Value::Null)
+                }
+                None => Value::Null,
+            };
+            let text = |key: &str| manifest.get(key).and_then(Value::as_str).map(str::to_string);
+            let keywords = manifest
+                .get("keywords")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                .unwrap_or_default();
+            let latest_row = versions.iter().find(|(v, _)| Some(v.id) == latest).map(|(v, _)| v);
+            Ok(EncodableTool {
+                name: tool.name.clone(),
+                call_name: text("call_name"),
+                title: text("title"),
+                description: text("description"),
+                keywords,
+                license: text("license"),
+                homepage: text("homepage"),
+                repository: text("repository"),
+                format: latest_row.map(|v| v.format.clone()),
+                execution: latest_row.map(|v| v.execution.clone()),
+                latest_version: latest_row.map(|v| v.version.clone()),
+                downloads: tool.downloads,
+                created_at: rfc3339(&tool.created_at),
+                updated_at: rfc3339(&tool.updated_at),
+                owners: owners.iter().map(publisher).collect(),
+                versions: versions
+                    .into_iter()
+                    .map(|(v, login)| EncodableVersionSummary {
+                        version: v.version,
+                        sha256: v.sha256,
+                        size: v.size,
+                        yanked: v.yanked,
+                        blocked: v.blocked,
+                        blocked_reason: v.blocked_reason,
+                        execution: v.execution,
+                        format: v.format,
+                        published_at: rfc3339(&v.published_at),
+                        publisher: login,
+                        downloads: v.downloads,
+                    })
+                    .collect(),
+            })
+        })
+        .await?;
+    Ok(web::Json(view))
+}
+
+/// An owner or publisher as shown in the API.
+pub fn publisher(user: &User) -> EncodablePublisher {
+    EncodablePublisher { login: user.login.clone(), tier: user.tier().to_string() }
+}
+
+/// One version: canonical manifest, original definition, README, digest, publisher and tier.
+#[utoipa::path(tag = "tools", params(("name" = String, Path), ("version" = String, Path, description = "exact SemVer version")),
+    responses((status = 200, body = EncodableVersion), (status = 404, body = ProblemBody)))]
+#[get("/api/v1/tools/{name}/{version}")]
+pub async fn show_version(state: web::Data<AppState>, path: web::Path<(String, String)>) -> AppResult<web::Json<EncodableVersion>> {
+    let (name, version) = path.into_inner();
+    let view = state
+        .db
+        .read(move |conn| {
+            let tool = ToolRow::require(conn, &name)?;
+            let v = VersionRow::require(conn, tool.id, &tool.name, &version)?;
+            let user = User::find(conn, v.publisher_id)?;
+            Ok(EncodableVersion {
+                name: tool.name,
+                version: v.version,
+                sha256: v.sha256,
+                size: v.size,
+                format: v.format,
+                execution: v.execution,
+                yanked: v.yanked,
+                blocked: v.blocked,
+                blocked_reason: v.blocked_reason,
+                published_at: rfc3339(&v.published_at),
+                downloads: v.downloads,
+                // The tier the version was published with.
+                publisher: EncodablePublisher { login: user.login, tier: v.publisher_tier },
+                manifest: serde_json::from_str(&v.manifest).unwrap_or(Value::Null),
+                definition_file: v.definition_file,
+                definition: v.definition,
+                readme: v.readme,
+            })
+        })
+        .await?;
+    Ok(web::Json(view))
+}

@@ -1,0 +1,9 @@
+//! Handlers under `/api/v1/tools`: publish, metadata, download, definition
+//! export, yank and owners.
+
+pub mod definition;
+pub mod download;
+pub mod metadata;
+pub mod owners;
+pub mod publish;
+pub mod yank;

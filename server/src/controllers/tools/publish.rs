@@ -1,0 +1,274 @@
+//! Publishing a new tool or a new version of a tool (`POST /api/v1/tools`).
+//!
+//! Everything is checked before anything is stored: the token, the body size
+//! (while streaming), the bundle rules, the definition, ownership and the
+//! publisher's tier. Then the blob is stored content-addressed, and one
+//! database transaction makes the version visible together with its change
+//! log and audit rows. A failure at any point leaves nothing visible.
+
+use actix_web::http::header;
+use actix_web::{post, web, HttpRequest, HttpResponse};
+use bytes::{Bytes, BytesMut};
+use futures::StreamExt;
+use serde_json::json;
+use toolreg_core::bundle::{self, Limits};
+use toolreg_core::Tier;
+
+use crate::app::AppState;
+use crate::auth::Auth;
+use crate::db::{is_unique_violation, now, DbConnection};
+use crate::error::{bad_request, forbidden, internal, AppError, AppResult, ProblemBody};
+use crate::models::change::{Change, ChangeKind};
+use crate::models::version::{version_key, NewVersion};
+use crate::models::{owner, NewAudit, Scope, ToolRow, VersionRow};
+use crate::views::{EncodableProblem, PublishedVersion};
+
+/// Publish a bundle (a gzip'd tar of the tool directory).
+#[utoipa::path(tag = "tools", security(("bearer" = [])),
+    request_body(content = Vec<u8>, content_type = "application/gzip", description = "the bundle"),
+    responses(
+        (status = 201, body = PublishedVersion),
+        (status = 400, description = "bad bundle", body = ProblemBody),
+        (status = 401, body = ProblemBody),
+        (status = 403, description = "not an owner, missing scope, or tier too low", body = ProblemBody),
+        (status = 409, description = "version already published", body = ProblemBody),
+        (status = 413, description = "bundle too large", body = ProblemBody),
+        (status = 422, description = "invalid definition", body = ProblemBody)))]
+#[post("/api/v1/tools")]
+pub async fn publish(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Auth,
+    body: web::Payload,
+) -> AppResult<HttpResponse> {
+    let result = publish_bundle(&state, &req, auth, body).await;
+    match &result {
+        Ok(_) => state.metrics.publish_succeeded(),
+        Err(_) => state.metrics.publish_failed(),
+    }
+    result
+}
+
+async fn publish_bundle(state: &AppState, req: &HttpRequest, auth: Auth, body: web::Payload) -> AppResult<HttpResponse> {
+    if !auth.token.has_scope(Scope::PublishNew) && !auth.token.has_scope(Scope::PublishUpdate) {
+        return Err(forbidden(format!(
+            "the token `{}` has no publish scope; create a token with `publish-new` or `publish-update`",
+            auth.token.name
+        )));
+    }
+    let limits = Limits::default();
+
+    // 1. The body, with the compressed-size limit enforced while streaming.
+    let bytes = read_limited(req, body, limits.max_compressed).await?;
+    let sha256 = toolreg_core::digest::sha256_hex(&bytes);
+
+    // 2. The bundle rules and the definition (CPU work, off the executor).
+    let unpack_input = bytes.clone();
+    let (loaded, readme) = web::block(move || -> AppResult<_> {
+        let files = bundle::unpack(&unpack_input, &limits)?;
+        let loaded = toolreg_core::load(&files)?;
+        let readme = files.get("README.md").map(|b| String::from_utf8_lossy(b).into_owned());
+        Ok((loaded, readme))
+    })
+    .await??;
+    let tool = &loaded.tool;
+
+    // 3. The publisher's tier must allow this execution kind.
+    let tier = auth.effective_tier();
+    state.policy.check(tool.execution.kind, tier).map_err(AppError::TierForbidden)?;
+
+    // 4. Ownership, scope and immutability, checked before storing anything.
+    let name = tool.registry_name.clone();
+    let version = tool.version.to_string();
+    {
+        let (name, version, auth) = (name.clone(), version.clone(), auth.clone());
+        state.db.read(move |conn| check_publish_allowed(conn, &auth, &name, &version).map(|_| ())).await?;
+    }
+
+    // 5. The blob, content-addressed. Until the transaction below commits it
+    //    is invisible; if that fails it is an orphan for `gc`.
+    state.blobs.put_bundle(&sha256, bytes.clone()).await?;
+
+    // 6. One transaction makes the version visible, with its change log and audit rows.
+    let record = NewRecord {
+        name,
+        version,
+        version_key: version_key(&tool.version),
+        sha256: sha256.clone(),
+        size: i64::try_from(bytes.len()).map_err(|_| internal("bundle size overflow"))?,
+        format: tool.format.to_string(),
+        execution: tool.execution.kind.to_string(),
+        manifest: serde_json::to_string(tool).map_err(|e| internal(format!("cannot encode the manifest: {e}")))?,
+        definition_file: tool.definition_file.clone(),
+        definition: tool.original_text(),
+        readme,
+        tier,
+    };
+    let published_name = insert_version_retrying(state, auth.clone(), record).await?;
+
+    tracing::info!(tool = %published_name, version = %tool.version, %sha256, publisher = %auth.login(), "published");
+    Ok(HttpResponse::Created().json(PublishedVersion {
+        name: published_name,
+        version: tool.version.to_string(),
+        sha256,
+        size: bytes.len() as i64,
+        format: tool.format.to_string(),
+        execution: tool.execution.kind.to_string(),
+        tier: tier.to_string(),
+        publisher: auth.user.login.clone(),
+        warnings: loaded.warnings.iter().map(EncodableProblem::from).collect(),
+    }))
+}
+
+/// Human form of a byte limit: `10 MiB (10485760 bytes)`.
+pub fn describe_limit(bytes: u64) -> String {
+    if bytes % (1024 * 1024) == 0 {
+        format!("{} MiB ({bytes} bytes)", bytes / (1024 * 1024))
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// Read the request body, refusing it (413) as soon as it passes `limit`:
+/// early from `Content-Length`, else while streaming.
+async fn read_limited(req: &HttpRequest, mut body: web::Payload, limit: u64) -> AppResult<Bytes> {
+    let too_large = || {
+        AppError::TooLarge(format!(
+            "bundle too large: the compressed bundle exceeds the limit of {}",
+            describe_limit(limit)
+        ))
+    };
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(too_large());
+    }
+    let mut buf = BytesMut::with_capacity(declared.unwrap_or(16 * 1024).min(limit) as usize);
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.map_err(|e| bad_request(format!("could not read the request body: {e}")))?;
+        if (buf.len() + chunk.len()) as u64 > limit {
+            return Err(too_large());
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    if buf.is_empty() {
+        return Err(AppError::BadBundle("bad bundle: the request body is empty; send the bundle (.tar.gz)".into()));
+    }
+    Ok(buf.freeze())
+}
+
+/// What the publish transaction writes.
+struct NewRecord {
+    name: String,
+    version: String,
+    version_key: String,
+    sha256: String,
+    size: i64,
+    format: String,
+    execution: String,
+    manifest: String,
+    definition_file: String,
+    definition: String,
+    readme: Option<String>,
+    tier: Tier,
+}
+
+/// The existing tool, if any, after checking the publisher may publish this
+/// version of it: owner (403), scope (403), version not yet taken (409).
+fn check_publish_allowed(conn: &mut DbConnection, auth: &Auth, name: &str, version: &str) -> AppResult<Option<ToolRow>> {
+    let Some(tool) = ToolRow::by_name(conn, name)? else {
+        auth.require_scope(Scope::PublishNew)?;
+        return Ok(None);
+    };
+    if !owner::is_owner(conn, tool.id, auth.user.id)? {
+        return Err(if tool.name == name {
+            forbidden(format!("you are not an owner of `{}`; ask an owner to add you", tool.name))
+        } else {
+            forbidden(format!(
+                "the name `{name}` is taken by the tool `{}` (names are unique ignoring case and `-`/`_`); choose another name",
+                tool.name
+            ))
+        });
+    }
+    auth.require_scope(Scope::PublishUpdate)?;
+    if let Some(existing) = VersionRow::find(conn, tool.id, version)? {
+        let yanked = if existing.yanked { " (it is yanked, but yanked versions are never replaced)" } else { "" };
+        return Err(AppError::VersionExists(format!(
+            "`{}` version {} is already published{yanked}; versions are immutable, so publish a new version",
+            tool.name, existing.version
+        )));
+    }
+    Ok(Some(tool))
+}
+
+/// Run the publish transaction; a unique violation means a concurrent publish
+/// of the same name or version won, so run it again to answer 403/409 properly.
+async fn insert_version_retrying(state: &AppState, auth: Auth, record: NewRecord) -> AppResult<String> {
+    let record = std::sync::Arc::new(record);
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let (auth, shared) = (auth.clone(), record.clone());
+        let result = state.db.write(move |conn| insert_version(conn, &auth, &shared)).await;
+        match result {
+            Err(e) if is_unique_violation(&e) && attempt < 3 => continue,
+            Err(e) if is_unique_violation(&e) => {
+                return Err(AppError::VersionExists(format!(
+                    "`{}` version {} was published concurrently; versions are immutable",
+                    record.name, record.version
+                )))
+            }
+            other => return other,
+        }
+    }
+}
+
+fn insert_version(conn: &mut DbConnection, auth: &Auth, r: &NewRecord) -> AppResult<String> {
+    let tool = match check_publish_allowed(conn, auth, &r.name, &r.version)? {
+        Some(tool) => {
+            ToolRow::touch(conn, tool.id)?;
+            tool
+        }
+        None => {
+            let tool = ToolRow::create(conn, &r.name)?;
+            owner::add(conn, tool.id, auth.user.id)?;
+            tool
+        }
+    };
+    VersionRow::insert(
+        conn,
+        &NewVersion {
+            tool_id: tool.id,
+            version: &r.version,
+            version_key: &r.version_key,
+            sha256: &r.sha256,
+            size: r.size,
+            format: &r.format,
+            execution: &r.execution,
+            manifest: &r.manifest,
+            definition_file: &r.definition_file,
+            definition: &r.definition,
+            readme: r.readme.as_deref(),
+            publisher_id: auth.user.id,
+            token_id: Some(auth.token.id),
+            publisher_tier: r.tier.as_str(),
+            yanked: false,
+            blocked: false,
+            downloads: 0,
+            published_at: now(),
+        },
+    )?;
+    let mut audit = NewAudit::new("publish");
+    audit.actor = Some(&auth.user.login);
+    audit.token_id = Some(auth.token.id);
+    audit.tool = Some(&tool.name);
+    audit.version = Some(&r.version);
+    audit.detail = json!({"sha256": r.sha256, "size": r.size, "format": r.format,
+                          "execution": r.execution, "tier": r.tier.as_str(), "agent": auth.token.agent});
+    audit.insert(conn)?;
+    Change::record(conn, tool.id, &tool.name, &r.version, ChangeKind::Publish)?;
+    Ok(tool.name)
+}

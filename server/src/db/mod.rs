@@ -1,0 +1,186 @@
+//! The database: one diesel [`DbConnection`] over SQLite and PostgreSQL, an
+//! r2d2 pool of them, the embedded migrations, and [`Db`], which runs
+//! database work off the async executor and serializes SQLite writers.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use diesel::connection::SimpleConnection;
+use diesel::prelude::*;
+use diesel::r2d2::{ConnectionManager, CustomizeConnection, Pool, PooledConnection};
+use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
+
+use crate::error::{internal, AppError, AppResult};
+
+/// Migrations for each backend; the SQL differs, the schema is the same.
+pub const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/sqlite");
+pub const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/postgres");
+
+/// A connection to either backend.
+#[derive(diesel::MultiConnection)]
+pub enum DbConnection {
+    Postgresql(diesel::PgConnection),
+    Sqlite(diesel::SqliteConnection),
+}
+
+/// Which database backend a URL selects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+pub type DbPool = Pool<ConnectionManager<DbConnection>>;
+pub type PooledConn = PooledConnection<ConnectionManager<DbConnection>>;
+
+/// Sets the SQLite pragmas on every new connection: WAL (readers never block
+/// the writer), NORMAL sync (durable against a killed process), a busy
+/// timeout instead of immediate SQLITE_BUSY, and enforced foreign keys.
+#[derive(Debug)]
+struct SqlitePragmas;
+
+impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for SqlitePragmas {
+    fn on_acquire(&self, conn: &mut DbConnection) -> Result<(), diesel::r2d2::Error> {
+        if let DbConnection::Sqlite(c) = conn {
+            c.batch_execute(
+                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+                 PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;",
+            )
+            .map_err(diesel::r2d2::Error::QueryError)?;
+        }
+        Ok(())
+    }
+}
+
+/// The database handle shared by all requests.
+#[derive(Clone)]
+pub struct Db {
+    pool: DbPool,
+    backend: Backend,
+    /// SQLite allows one writer at a time; taking this lock before a write
+    /// transaction means writers queue here instead of failing with SQLITE_BUSY
+    /// when a deferred transaction tries to upgrade to a write lock.
+    write_lock: Arc<Mutex<()>>,
+}
+
+impl Db {
+    /// Open a pool for `url` (`sqlite://PATH`, a bare path, or `postgres://...`).
+    /// Creates the SQLite file's directory if needed.
+    pub fn connect(url: &str) -> AppResult<Db> {
+        let (backend, conn_url) = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            (Backend::Postgres, url.to_string())
+        } else {
+            let path = url.strip_prefix("sqlite://").unwrap_or(url);
+            if let Some(dir) = std::path::Path::new(path).parent() {
+                if !dir.as_os_str().is_empty() {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| internal(format!("cannot create database directory {}: {e}", dir.display())))?;
+                }
+            }
+            (Backend::Sqlite, path.to_string())
+        };
+        let manager = ConnectionManager::<DbConnection>::new(conn_url);
+        let size = match backend {
+            Backend::Sqlite => 8,
+            Backend::Postgres => 16,
+        };
+        let pool = Pool::builder()
+            .max_size(size)
+            .min_idle(Some(1))
+            .connection_timeout(Duration::from_secs(15))
+            .connection_customizer(Box::new(SqlitePragmas))
+            .build(manager)
+            .map_err(|e| internal(format!("cannot connect to the database: {e}")))?;
+        Ok(Db { pool, backend, write_lock: Arc::new(Mutex::new(())) })
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// A connection from the pool (blocking; call from blocking code only).
+    pub fn conn(&self) -> AppResult<PooledConn> {
+        Ok(self.pool.get()?)
+    }
+
+    /// Run the embedded migrations that have not run yet.
+    pub fn migrate(&self) -> AppResult<()> {
+        let mut conn = self.conn()?;
+        let result = match &mut *conn {
+            DbConnection::Sqlite(c) => c.run_pending_migrations(SQLITE_MIGRATIONS).map(|_| ()),
+            DbConnection::Postgresql(c) => c.run_pending_migrations(POSTGRES_MIGRATIONS).map(|_| ()),
+        };
+        result.map_err(|e| internal(format!("database migration failed: {e}")))
+    }
+
+    /// Run read-only work on a pooled connection, on the blocking thread pool.
+    pub async fn read<T, F>(&self, f: F) -> AppResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut DbConnection) -> AppResult<T> + Send + 'static,
+    {
+        let db = self.clone();
+        actix_web::web::block(move || {
+            let mut conn = db.conn()?;
+            f(&mut conn)
+        })
+        .await?
+    }
+
+    /// Run `f` in one write transaction on the blocking thread pool.
+    pub async fn write<T, F>(&self, f: F) -> AppResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut DbConnection) -> AppResult<T> + Send + 'static,
+    {
+        let db = self.clone();
+        actix_web::web::block(move || db.write_blocking(f)).await?
+    }
+
+    /// [`Db::write`] for code that is already off the executor (subcommands).
+    pub fn write_blocking<T, F>(&self, f: F) -> AppResult<T>
+    where
+        F: FnOnce(&mut DbConnection) -> AppResult<T>,
+    {
+        let mut conn = self.conn()?;
+        let _guard = match self.backend {
+            Backend::Sqlite => Some(self.write_lock.lock().map_err(|_| internal("the database write lock is poisoned"))?),
+            Backend::Postgres => None,
+        };
+        conn.transaction::<T, AppError, _>(|conn| f(conn))
+    }
+
+    /// Ensure commits of change-log rows happen in `seq` order on PostgreSQL,
+    /// so a reader tailing `changes` by `seq` never skips a row that commits
+    /// late. (SQLite has one writer at a time already.) Call inside a write
+    /// transaction right before inserting into `changes`.
+    pub fn lock_change_log(conn: &mut DbConnection) -> AppResult<()> {
+        if let DbConnection::Postgresql(c) = conn {
+            c.batch_execute("SELECT pg_advisory_xact_lock(7370001)")?;
+        }
+        Ok(())
+    }
+
+    /// Check the database answers.
+    pub fn ping(conn: &mut DbConnection) -> AppResult<()> {
+        diesel::sql_query("SELECT 1").execute(conn)?;
+        Ok(())
+    }
+}
+
+/// True if the error is a unique-constraint violation (a concurrent duplicate).
+pub fn is_unique_violation(err: &AppError) -> bool {
+    matches!(
+        err,
+        AppError::Database(diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::UniqueViolation,
+            _
+        ))
+    )
+}
+
+/// Now, as stored in the database (UTC, microsecond precision).
+pub fn now() -> chrono::NaiveDateTime {
+    let now = chrono::Utc::now().naive_utc();
+    chrono::DurationRound::duration_trunc(now, chrono::TimeDelta::microseconds(1)).unwrap_or(now)
+}

@@ -1,0 +1,57 @@
+//! Download counting, buffered in memory and flushed to the database about
+//! once a second, so serving a download never waits for a database write.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use crate::db::Db;
+use crate::error::AppResult;
+use crate::models::{ToolRow, VersionRow};
+
+/// Downloads counted since the last flush: version id → (tool id, count).
+#[derive(Default)]
+pub struct DownloadCounter {
+    pending: Mutex<HashMap<i64, (i64, i64)>>,
+}
+
+impl DownloadCounter {
+    pub fn count(&self, tool_id: i64, version_id: i64) {
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.entry(version_id).or_insert((tool_id, 0)).1 += 1;
+        }
+    }
+
+    fn take(&self) -> HashMap<i64, (i64, i64)> {
+        self.pending.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default()
+    }
+
+    /// Write the pending counts in one transaction. On failure they are put back.
+    pub async fn flush(&self, db: &Db) -> AppResult<()> {
+        let pending = self.take();
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let batch = pending.clone();
+        let result = db
+            .write(move |conn| {
+                let mut per_tool: HashMap<i64, i64> = HashMap::new();
+                for (version_id, (tool_id, n)) in &batch {
+                    VersionRow::add_downloads(conn, *version_id, *n)?;
+                    *per_tool.entry(*tool_id).or_default() += n;
+                }
+                for (tool_id, n) in per_tool {
+                    ToolRow::add_downloads(conn, tool_id, n)?;
+                }
+                Ok(())
+            })
+            .await;
+        if result.is_err() {
+            if let Ok(mut p) = self.pending.lock() {
+                for (version_id, (tool_id, n)) in pending {
+                    p.entry(version_id).or_insert((tool_id, 0)).1 += n;
+                }
+            }
+        }
+        result
+    }
+}

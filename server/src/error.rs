@@ -1,0 +1,217 @@
+//! The server's one error type, [`AppError`], answered as
+//! `application/problem+json` (RFC 9457) with the `type` slugs of docs/api.md.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use serde::Serialize;
+use toolreg_core::policy::Denial;
+use toolreg_core::Problem;
+
+/// Base of every problem `type` URI.
+pub const PROBLEM_BASE: &str = "https://toolreg.dev/problems/";
+
+/// Everything a request (or a subcommand) can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// 400 `bad-request`: a malformed request (query, body, header).
+    #[error("{0}")]
+    BadRequest(String),
+    /// 400 `bad-bundle`: the uploaded bundle breaks a bundle rule.
+    #[error("{0}")]
+    BadBundle(String),
+    /// 401 `unauthorized`: no token, or a bad, expired or revoked one.
+    #[error("{0}")]
+    Unauthorized(String),
+    /// 403 `forbidden`: not an owner, missing scope, not an admin.
+    #[error("{0}")]
+    Forbidden(String),
+    /// 403 `tier-forbidden`: the publisher's tier may not publish this execution kind.
+    #[error("{0}")]
+    TierForbidden(Denial),
+    /// 403 `blocked`: the version is blocked.
+    #[error("{0}")]
+    Blocked(String),
+    /// 404 `not-found`.
+    #[error("{0}")]
+    NotFound(String),
+    /// 409 `version-exists`: versions are immutable.
+    #[error("{0}")]
+    VersionExists(String),
+    /// 413 `too-large`: the message names the limit.
+    #[error("{0}")]
+    TooLarge(String),
+    /// 422 `invalid-definition` with every problem found.
+    #[error("{detail}")]
+    InvalidDefinition { detail: String, errors: Vec<Problem> },
+    /// 422 `unprocessable`: a request that is well-formed but cannot be done (e.g. an impossible export).
+    #[error("{0}")]
+    Unprocessable(String),
+    #[error("database error: {0}")]
+    Database(#[from] diesel::result::Error),
+    #[error("database connection error: {0}")]
+    Pool(#[from] diesel::r2d2::PoolError),
+    #[error("storage error: {0}")]
+    Storage(#[from] object_store::Error),
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// Result alias used throughout the server.
+pub type AppResult<T> = Result<T, AppError>;
+
+pub fn bad_request(msg: impl Into<String>) -> AppError {
+    AppError::BadRequest(msg.into())
+}
+pub fn unauthorized(msg: impl Into<String>) -> AppError {
+    AppError::Unauthorized(msg.into())
+}
+pub fn forbidden(msg: impl Into<String>) -> AppError {
+    AppError::Forbidden(msg.into())
+}
+pub fn not_found(msg: impl Into<String>) -> AppError {
+    AppError::NotFound(msg.into())
+}
+pub fn internal(msg: impl Into<String>) -> AppError {
+    AppError::Internal(msg.into())
+}
+
+impl From<toolreg_core::Error> for AppError {
+    fn from(err: toolreg_core::Error) -> Self {
+        use toolreg_core::Error as E;
+        match err {
+            E::Invalid(problems) => {
+                let detail = match problems.len() {
+                    1 => format!("1 problem in the tool definition: {}", problems[0]),
+                    n => format!("{n} problems in the tool definition"),
+                };
+                AppError::InvalidDefinition { detail, errors: problems }
+            }
+            E::Bundle(msg) => AppError::BadBundle(format!("bad bundle: {msg}")),
+            e @ E::TooLarge { .. } => AppError::TooLarge(e.to_string()),
+            e @ E::Export { .. } => AppError::Unprocessable(e.to_string()),
+            e @ E::Io { .. } => AppError::Internal(e.to_string()),
+        }
+    }
+}
+
+impl From<actix_web::error::BlockingError> for AppError {
+    fn from(err: actix_web::error::BlockingError) -> Self {
+        AppError::Internal(format!("background task failed: {err}"))
+    }
+}
+
+/// The problem+json body.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ProblemBody {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub title: String,
+    pub status: u16,
+    pub detail: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Object>>)]
+    pub errors: Option<Vec<Problem>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub required_tier: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub publisher_tier: Option<String>,
+}
+
+impl AppError {
+    fn slug_and_title(&self) -> (&'static str, &'static str) {
+        match self {
+            AppError::BadRequest(_) => ("bad-request", "Bad request"),
+            AppError::BadBundle(_) => ("bad-bundle", "Bad bundle"),
+            AppError::Unauthorized(_) => ("unauthorized", "Unauthorized"),
+            AppError::Forbidden(_) => ("forbidden", "Forbidden"),
+            AppError::TierForbidden(_) => ("tier-forbidden", "Publisher tier too low"),
+            AppError::Blocked(_) => ("blocked", "Version blocked"),
+            AppError::NotFound(_) => ("not-found", "Not found"),
+            AppError::VersionExists(_) => ("version-exists", "Version already published"),
+            AppError::TooLarge(_) => ("too-large", "Too large"),
+            AppError::InvalidDefinition { .. } => ("invalid-definition", "Invalid tool definition"),
+            AppError::Unprocessable(_) => ("unprocessable", "Cannot process the request"),
+            AppError::Database(_) | AppError::Pool(_) | AppError::Storage(_) | AppError::Internal(_) => {
+                ("internal", "Internal server error")
+            }
+        }
+    }
+
+    /// The body of this error as problem+json.
+    pub fn problem(&self) -> ProblemBody {
+        let (slug, title) = self.slug_and_title();
+        let status = self.status_code();
+        let detail = if status.is_server_error() {
+            "The registry failed to handle the request; it has been logged. Try again later.".to_string()
+        } else {
+            self.to_string()
+        };
+        let mut body = ProblemBody {
+            kind: format!("{PROBLEM_BASE}{slug}"),
+            title: title.to_string(),
+            status: status.as_u16(),
+            detail,
+            errors: None,
+            execution: None,
+            required_tier: None,
+            publisher_tier: None,
+        };
+        match self {
+            AppError::InvalidDefinition { errors, .. } => body.errors = Some(errors.clone()),
+            AppError::TierForbidden(denial) => {
+                body.execution = Some(denial.execution.to_string());
+                body.required_tier = Some(denial.required.to_string());
+                body.publisher_tier = Some(denial.publisher_tier.to_string());
+            }
+            _ => {}
+        }
+        body
+    }
+}
+
+impl ResponseError for AppError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            AppError::BadRequest(_) | AppError::BadBundle(_) => StatusCode::BAD_REQUEST,
+            AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            AppError::Forbidden(_) | AppError::TierForbidden(_) | AppError::Blocked(_) => StatusCode::FORBIDDEN,
+            AppError::NotFound(_) => StatusCode::NOT_FOUND,
+            AppError::VersionExists(_) => StatusCode::CONFLICT,
+            AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::InvalidDefinition { .. } | AppError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            AppError::Database(_) | AppError::Pool(_) | AppError::Storage(_) | AppError::Internal(_) => {
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let status = self.status_code();
+        if status.is_server_error() {
+            tracing::error!(error = %self, "request failed");
+        }
+        let mut res = HttpResponse::build(status);
+        res.content_type("application/problem+json");
+        if status == StatusCode::UNAUTHORIZED {
+            res.insert_header(("WWW-Authenticate", "Bearer"));
+        }
+        res.json(self.problem())
+    }
+}
+
+/// Answer extractor failures (bad JSON body, bad query, bad path) as problem+json too.
+pub fn json_error_handler(err: actix_web::error::JsonPayloadError, _: &actix_web::HttpRequest) -> actix_web::Error {
+    bad_request(format!("the JSON body is invalid: {err}")).into()
+}
+
+/// See [`json_error_handler`].
+pub fn query_error_handler(err: actix_web::error::QueryPayloadError, _: &actix_web::HttpRequest) -> actix_web::Error {
+    bad_request(format!("the query string is invalid: {err}")).into()
+}
+
+/// See [`json_error_handler`].
+pub fn path_error_handler(err: actix_web::error::PathError, _: &actix_web::HttpRequest) -> actix_web::Error {
+    bad_request(format!("the path is invalid: {err}")).into()
+}

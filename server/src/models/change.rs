@@ -1,0 +1,70 @@
+//! The change log (DESIGN §6): one ordered row per publish, yank, unyank,
+//! block and unblock, written in the same transaction as the change. Search
+//! indexes tail it by `seq`.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+
+use crate::db::{now, Db, DbConnection};
+use crate::error::AppResult;
+use crate::schema::changes;
+
+/// What happened to a version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    Publish,
+    Yank,
+    Unyank,
+    Block,
+    Unblock,
+}
+
+impl ChangeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Publish => "publish",
+            ChangeKind::Yank => "yank",
+            ChangeKind::Unyank => "unyank",
+            ChangeKind::Block => "block",
+            ChangeKind::Unblock => "unblock",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = changes)]
+pub struct Change {
+    pub seq: i64,
+    pub tool_id: i64,
+    pub tool_name: String,
+    pub version: String,
+    pub kind: String,
+    pub created_at: NaiveDateTime,
+}
+
+impl Change {
+    /// Append a change (call inside the write transaction that makes it).
+    pub fn record(conn: &mut DbConnection, tool_id: i64, tool_name: &str, version: &str, kind: ChangeKind) -> AppResult<()> {
+        Db::lock_change_log(conn)?;
+        diesel::insert_into(changes::table)
+            .values((
+                changes::tool_id.eq(tool_id),
+                changes::tool_name.eq(tool_name),
+                changes::version.eq(version),
+                changes::kind.eq(kind.as_str()),
+                changes::created_at.eq(now()),
+            ))
+            .execute(conn)?;
+        Ok(())
+    }
+
+    /// Changes after `seq`, oldest first, at most `limit`.
+    pub fn since(conn: &mut DbConnection, seq: i64, limit: i64) -> AppResult<Vec<Change>> {
+        Ok(changes::table
+            .filter(changes::seq.gt(seq))
+            .order(changes::seq.asc())
+            .limit(limit)
+            .select(Change::as_select())
+            .load(conn)?)
+    }
+}

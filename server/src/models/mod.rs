@@ -1,0 +1,15 @@
+//! Database rows and the queries on them, one module per noun.
+
+pub mod audit;
+pub mod change;
+pub mod owner;
+pub mod token;
+pub mod tool;
+pub mod user;
+pub mod version;
+
+pub use audit::NewAudit;
+pub use token::{Scope, Token};
+pub use tool::ToolRow;
+pub use user::User;
+pub use version::VersionRow;

@@ -1,0 +1,47 @@
+//! Tool owners: the users who may publish new versions, yank and manage owners.
+
+use diesel::prelude::*;
+
+use crate::db::{now, DbConnection};
+use crate::error::AppResult;
+use crate::models::User;
+use crate::schema::{tool_owners, users};
+
+/// The owners of a tool, by login.
+pub fn list(conn: &mut DbConnection, tool_id: i64) -> AppResult<Vec<User>> {
+    Ok(tool_owners::table
+        .inner_join(users::table)
+        .filter(tool_owners::tool_id.eq(tool_id))
+        .order(users::login.asc())
+        .select(User::as_select())
+        .load(conn)?)
+}
+
+pub fn is_owner(conn: &mut DbConnection, tool_id: i64, user_id: i64) -> AppResult<bool> {
+    let n: i64 = tool_owners::table
+        .filter(tool_owners::tool_id.eq(tool_id))
+        .filter(tool_owners::user_id.eq(user_id))
+        .count()
+        .get_result(conn)?;
+    Ok(n > 0)
+}
+
+/// Add an owner; returns false if they already were one.
+pub fn add(conn: &mut DbConnection, tool_id: i64, user_id: i64) -> AppResult<bool> {
+    if is_owner(conn, tool_id, user_id)? {
+        return Ok(false);
+    }
+    diesel::insert_into(tool_owners::table)
+        .values((tool_owners::tool_id.eq(tool_id), tool_owners::user_id.eq(user_id), tool_owners::created_at.eq(now())))
+        .execute(conn)?;
+    Ok(true)
+}
+
+/// Remove an owner; returns false if they were not one.
+pub fn remove(conn: &mut DbConnection, tool_id: i64, user_id: i64) -> AppResult<bool> {
+    let n = diesel::delete(
+        tool_owners::table.filter(tool_owners::tool_id.eq(tool_id)).filter(tool_owners::user_id.eq(user_id)),
+    )
+    .execute(conn)?;
+    Ok(n > 0)
+}

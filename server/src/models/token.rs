@@ -1,0 +1,187 @@
+//! API tokens: random `trg_` secrets shown once, stored as their SHA-256,
+//! with optional scopes, expiry and the agent flag.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+use rand::distr::{Alphanumeric, SampleString};
+use subtle::ConstantTimeEq;
+
+use crate::db::{now, DbConnection};
+use crate::error::{bad_request, internal, AppResult};
+use crate::schema::tokens;
+
+/// What a token may do. `publish` is shorthand for both publish scopes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Scope {
+    /// Publish the first version of a new tool.
+    PublishNew,
+    /// Publish a new version of a tool the user owns.
+    PublishUpdate,
+    /// Yank and unyank versions.
+    Yank,
+    /// Add and remove owners.
+    Owners,
+    /// Create, list and revoke tokens.
+    Tokens,
+}
+
+impl Scope {
+    pub const ALL: [Scope; 5] = [Scope::PublishNew, Scope::PublishUpdate, Scope::Yank, Scope::Owners, Scope::Tokens];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::PublishNew => "publish-new",
+            Scope::PublishUpdate => "publish-update",
+            Scope::Yank => "yank",
+            Scope::Owners => "owners",
+            Scope::Tokens => "tokens",
+        }
+    }
+
+    /// Parse a list of scope names (`publish` expands to both publish scopes),
+    /// deduplicated and sorted. Unknown names are a 400 naming them.
+    pub fn parse_list(names: &[String]) -> AppResult<Vec<Scope>> {
+        let mut out = Vec::new();
+        for name in names {
+            match name.as_str() {
+                "publish" => out.extend([Scope::PublishNew, Scope::PublishUpdate]),
+                other => match Scope::ALL.into_iter().find(|s| s.as_str() == other) {
+                    Some(s) => out.push(s),
+                    None => {
+                        return Err(bad_request(format!(
+                            "scopes: unknown scope `{other}` (expected publish, publish-new, publish-update, yank, owners or tokens)"
+                        )))
+                    }
+                },
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    fn join(scopes: &[Scope]) -> String {
+        scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(",")
+    }
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Identifiable)]
+#[diesel(table_name = tokens)]
+pub struct Token {
+    pub id: i64,
+    pub user_id: i64,
+    pub name: String,
+    pub token_hash: String,
+    pub scopes: String,
+    pub agent: bool,
+    pub expires_at: Option<NaiveDateTime>,
+    pub created_at: NaiveDateTime,
+    pub last_used_at: Option<NaiveDateTime>,
+    pub revoked_at: Option<NaiveDateTime>,
+}
+
+/// A token as created: the row and the secret, which is never stored.
+pub struct CreatedToken {
+    pub token: Token,
+    pub secret: String,
+}
+
+/// SHA-256 of a token secret, as stored.
+pub fn hash_secret(secret: &str) -> String {
+    toolreg_core::digest::sha256_hex(secret.as_bytes())
+}
+
+impl Token {
+    pub fn scopes(&self) -> Vec<Scope> {
+        let names: Vec<String> = self.scopes.split(',').filter(|s| !s.is_empty()).map(str::to_string).collect();
+        Scope::parse_list(&names).unwrap_or_default()
+    }
+
+    pub fn has_scope(&self, scope: Scope) -> bool {
+        self.scopes().contains(&scope)
+    }
+
+    /// Create a token for `user_id` (call inside a write transaction).
+    pub fn create(
+        conn: &mut DbConnection,
+        user_id: i64,
+        name: &str,
+        scopes: &[Scope],
+        agent: bool,
+        expires_at: Option<NaiveDateTime>,
+    ) -> AppResult<CreatedToken> {
+        let name = name.trim();
+        if name.is_empty() || name.len() > 100 {
+            return Err(bad_request("name: a token needs a name of 1-100 characters"));
+        }
+        if scopes.is_empty() {
+            return Err(bad_request("scopes: a token needs at least one scope (or leave `scopes` out for all)"));
+        }
+        let secret = format!("trg_{}", Alphanumeric.sample_string(&mut rand::rng(), 40));
+        let hash = hash_secret(&secret);
+        diesel::insert_into(tokens::table)
+            .values((
+                tokens::user_id.eq(user_id),
+                tokens::name.eq(name),
+                tokens::token_hash.eq(&hash),
+                tokens::scopes.eq(Scope::join(scopes)),
+                tokens::agent.eq(agent),
+                tokens::expires_at.eq(expires_at),
+                tokens::created_at.eq(now()),
+            ))
+            .execute(conn)?;
+        let token = tokens::table
+            .filter(tokens::token_hash.eq(&hash))
+            .select(Token::as_select())
+            .first(conn)
+            .optional()?
+            .ok_or_else(|| internal("the new token vanished"))?;
+        Ok(CreatedToken { token, secret })
+    }
+
+    /// The live (not revoked, not expired) token whose secret is `secret`.
+    /// The lookup is by hash; the stored hash is then compared in constant time.
+    pub fn find_live(conn: &mut DbConnection, secret: &str) -> AppResult<Option<Token>> {
+        let hash = hash_secret(secret);
+        let found: Option<Token> = tokens::table
+            .filter(tokens::token_hash.eq(&hash))
+            .select(Token::as_select())
+            .first(conn)
+            .optional()?;
+        Ok(found.filter(|t| {
+            bool::from(t.token_hash.as_bytes().ct_eq(hash.as_bytes()))
+                && t.revoked_at.is_none()
+                && t.expires_at.is_none_or(|e| e > now())
+        }))
+    }
+
+    /// The user's tokens that are not revoked, newest first.
+    pub fn list_for_user(conn: &mut DbConnection, user_id: i64) -> AppResult<Vec<Token>> {
+        Ok(tokens::table
+            .filter(tokens::user_id.eq(user_id))
+            .filter(tokens::revoked_at.is_null())
+            .order(tokens::id.desc())
+            .select(Token::as_select())
+            .load(conn)?)
+    }
+
+    pub fn find_for_user(conn: &mut DbConnection, user_id: i64, id: i64) -> AppResult<Option<Token>> {
+        Ok(tokens::table
+            .filter(tokens::id.eq(id))
+            .filter(tokens::user_id.eq(user_id))
+            .filter(tokens::revoked_at.is_null())
+            .select(Token::as_select())
+            .first(conn)
+            .optional()?)
+    }
+
+    pub fn revoke(conn: &mut DbConnection, id: i64) -> AppResult<()> {
+        diesel::update(tokens::table.find(id)).set(tokens::revoked_at.eq(Some(now()))).execute(conn)?;
+        Ok(())
+    }
+
+    pub fn touch(conn: &mut DbConnection, id: i64) -> AppResult<()> {
+        diesel::update(tokens::table.find(id)).set(tokens::last_used_at.eq(Some(now()))).execute(conn)?;
+        Ok(())
+    }
+}

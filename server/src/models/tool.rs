@@ -1,0 +1,66 @@
+//! Tools: one row per registry name, unique on its normalized form.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+
+use crate::db::{now, DbConnection};
+use crate::error::{internal, not_found, AppResult};
+use crate::schema::tools;
+
+#[derive(Debug, Clone, Queryable, Selectable, Identifiable)]
+#[diesel(table_name = tools)]
+pub struct ToolRow {
+    pub id: i64,
+    pub name: String,
+    pub normalized_name: String,
+    pub created_at: NaiveDateTime,
+    pub updated_at: NaiveDateTime,
+    pub downloads: i64,
+}
+
+/// The uniqueness form of a name: case and `-`/`_` don't matter.
+pub fn normalize(name: &str) -> String {
+    name.to_ascii_lowercase().replace('_', "-")
+}
+
+impl ToolRow {
+    /// The tool whose name matches `name` in normalized form.
+    pub fn by_name(conn: &mut DbConnection, name: &str) -> AppResult<Option<ToolRow>> {
+        Ok(tools::table
+            .filter(tools::normalized_name.eq(normalize(name)))
+            .select(ToolRow::as_select())
+            .first(conn)
+            .optional()?)
+    }
+
+    /// [`ToolRow::by_name`], or 404 naming the tool.
+    pub fn require(conn: &mut DbConnection, name: &str) -> AppResult<ToolRow> {
+        ToolRow::by_name(conn, name)?.ok_or_else(|| not_found(format!("there is no tool named `{name}`")))
+    }
+
+    /// Insert a new tool (call inside a write transaction). A concurrent insert
+    /// of the same normalized name fails with a unique violation.
+    pub fn create(conn: &mut DbConnection, name: &str) -> AppResult<ToolRow> {
+        let at = now();
+        diesel::insert_into(tools::table)
+            .values((
+                tools::name.eq(name),
+                tools::normalized_name.eq(normalize(name)),
+                tools::created_at.eq(at),
+                tools::updated_at.eq(at),
+                tools::downloads.eq(0i64),
+            ))
+            .execute(conn)?;
+        ToolRow::by_name(conn, name)?.ok_or_else(|| internal("the new tool vanished"))
+    }
+
+    pub fn touch(conn: &mut DbConnection, id: i64) -> AppResult<()> {
+        diesel::update(tools::table.find(id)).set(tools::updated_at.eq(now())).execute(conn)?;
+        Ok(())
+    }
+
+    pub fn add_downloads(conn: &mut DbConnection, id: i64, n: i64) -> AppResult<()> {
+        diesel::update(tools::table.find(id)).set(tools::downloads.eq(tools::downloads + n)).execute(conn)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,178 @@
+//! The operator subcommands: `serve`, `migrate`, `admin`, `verify` and `gc`.
+
+use std::net::TcpListener;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use actix_web::web;
+use serde_json::json;
+use toolreg_core::Tier;
+
+use crate::app::{self, AppState};
+use crate::blobs::{self, BlobStore};
+use crate::config::{ServeOptions, StoreOptions};
+use crate::db::Db;
+use crate::error::{internal, AppResult};
+use crate::models::{NewAudit, Scope, Token, User, VersionRow};
+
+/// Open the database and run pending migrations.
+pub fn open_db(store: &StoreOptions) -> AppResult<Db> {
+    let db = Db::connect(&store.database_url())?;
+    db.migrate()?;
+    Ok(db)
+}
+
+/// `serve`: migrate, then serve until SIGTERM/SIGINT.
+pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
+    let db = open_db(store)?;
+    let blobs = BlobStore::open(&store.storage_url())?;
+    let state = web::Data::new(AppState::new(db, blobs, opts.policy.clone()));
+    let listener = TcpListener::bind(opts.listen)
+        .map_err(|e| internal(format!("cannot listen on {}: {e}", opts.listen)))?;
+    let addr = listener.local_addr().map_err(|e| internal(e.to_string()))?;
+    tracing::info!(%addr, database = %redact(&store.database_url()), storage = %store.storage_url(), "toolreg-server listening");
+    let server = app::server(state.clone(), listener, opts.workers).map_err(|e| internal(e.to_string()))?;
+    app::spawn_download_flusher(state.clone());
+    let result = server.await;
+    if let Err(e) = state.downloads.flush(&state.db).await {
+        tracing::warn!(error = %e, "could not write the last download counts");
+    }
+    tracing::info!("toolreg-server stopped");
+    result.map_err(|e| internal(format!("server failed: {e}")))
+}
+
+/// Hide a password in a database URL for logs.
+fn redact(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// `admin create-user`: the user and a first token with every scope; returns the secret.
+pub async fn create_user(store: &StoreOptions, login: &str, tier: Tier, admin: bool) -> AppResult<String> {
+    let db = open_db(store)?;
+    let login = login.to_string();
+    web::block(move || {
+        db.write_blocking(|conn| {
+            let user = User::create(conn, &login, tier, admin)?;
+            let created = Token::create(conn, user.id, "admin-created", &Scope::ALL, false, None)?;
+            let mut audit = NewAudit::new("user_create");
+            audit.tool = None;
+            audit.detail = json!({"login": user.login, "tier": tier.as_str(), "admin": admin});
+            audit.insert(conn)?;
+            let mut audit = NewAudit::new("token_create");
+            audit.actor = Some(&user.login);
+            audit.token_id = Some(created.token.id);
+            audit.detail = json!({"name": created.token.name, "scopes": created.token.scopes, "agent": false});
+            audit.insert(conn)?;
+            Ok(created.secret)
+        })
+    })
+    .await?
+}
+
+/// `admin set-tier`: change a publisher's tier (recorded in the audit log).
+pub async fn set_tier(store: &StoreOptions, login: &str, tier: Tier) -> AppResult<()> {
+    let db = open_db(store)?;
+    let login = login.to_string();
+    web::block(move || {
+        db.write_blocking(|conn| {
+            let user = User::require_by_login(conn, &login)?;
+            User::set_tier(conn, user.id, tier)?;
+            let mut audit = NewAudit::new("tier_change");
+            audit.detail = json!({"login": user.login, "from": user.tier, "to": tier.as_str()});
+            audit.insert(conn)
+        })
+    })
+    .await?
+}
+
+/// `verify`: every version's blob exists and hashes to its digest. Prints
+/// each bad one on stdout and answers exit code 1 if there are any.
+pub async fn verify(store: &StoreOptions) -> AppResult<ExitCode> {
+    let db = open_db(store)?;
+    let blobs = BlobStore::open(&store.storage_url())?;
+    let rows = db
+        .read(|conn| {
+            let rows = VersionRow::all_digests(conn)?;
+            let mut out = Vec::with_capacity(rows.len());
+            let mut names = std::collections::HashMap::new();
+            for (tool_id, version, sha256, size) in rows {
+                let name = match names.get(&tool_id) {
+                    Some(n) => Clone::clone(n),
+                    None => {
+                        let n = crate::schema::tools::table
+                            .find(tool_id)
+                            .select(crate::schema::tools::name)
+                            .first::<String>(conn)?;
+                        names.insert(tool_id, n.clone());
+                        n
+                    }
+                };
+                out.push((name, version, sha256, size));
+            }
+            Ok(out)
+        })
+        .await?;
+    let mut bad = 0usize;
+    for (name, version, sha256, size) in &rows {
+        let problem = match blobs.read_bundle(sha256).await? {
+            None => Some("blob missing".to_string()),
+            Some(bytes) => {
+                let actual = toolreg_core::digest::sha256_hex(&bytes);
+                if &actual != sha256 {
+                    Some(format!("blob hashes to {actual}"))
+                } else if bytes.len() as i64 != *size {
+                    Some(format!("blob is {} bytes, expected {size}", bytes.len()))
+                } else {
+                    None
+                }
+            }
+        };
+        if let Some(problem) = problem {
+            bad += 1;
+            println!("{name}@{version} sha256:{sha256}: {problem}");
+        }
+    }
+    if bad == 0 {
+        eprintln!("verified {} versions: every blob is present and matches its digest", rows.len());
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("{bad} of {} versions failed verification", rows.len());
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+use diesel::prelude::*;
+
+/// `gc`: delete bundle blobs no version references that are older than `min_age`.
+pub async fn gc(store: &StoreOptions, min_age: Duration) -> AppResult<()> {
+    let db = open_db(store)?;
+    let blobs = BlobStore::open(&store.storage_url())?;
+    let cutoff = chrono::Utc::now()
+        - chrono::TimeDelta::from_std(min_age).map_err(|e| internal(format!("--min-age is too large: {e}")))?;
+    let (mut deleted, mut kept) = (0usize, 0usize);
+    for meta in blobs.list_bundles().await? {
+        let Some(digest) = blobs::digest_of(&meta.location).map(str::to_string) else {
+            continue;
+        };
+        if meta.last_modified > cutoff {
+            kept += 1;
+            continue;
+        }
+        let referenced = db.read(move |conn| VersionRow::digest_referenced(conn, &digest)).await?;
+        if referenced {
+            kept += 1;
+        } else {
+            blobs.delete(&meta.location).await?;
+            println!("deleted {}", meta.location);
+            deleted += 1;
+        }
+    }
+    eprintln!("gc: deleted {deleted} unreferenced blobs, kept {kept}");
+    Ok(())
+}

@@ -1,0 +1,103 @@
+//! The diesel schema: one set of `table!`s for both SQLite and PostgreSQL
+//! (kept in step by hand with `migrations/sqlite` and `migrations/postgres`).
+
+diesel::table! {
+    users (id) {
+        id -> BigInt,
+        login -> Text,
+        tier -> Text,
+        is_admin -> Bool,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    tokens (id) {
+        id -> BigInt,
+        user_id -> BigInt,
+        name -> Text,
+        token_hash -> Text,
+        scopes -> Text,
+        agent -> Bool,
+        expires_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        last_used_at -> Nullable<Timestamp>,
+        revoked_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    tools (id) {
+        id -> BigInt,
+        name -> Text,
+        normalized_name -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+        downloads -> BigInt,
+    }
+}
+
+diesel::table! {
+    tool_owners (tool_id, user_id) {
+        tool_id -> BigInt,
+        user_id -> BigInt,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    versions (id) {
+        id -> BigInt,
+        tool_id -> BigInt,
+        version -> Text,
+        version_key -> Text,
+        sha256 -> Text,
+        size -> BigInt,
+        format -> Text,
+        execution -> Text,
+        manifest -> Text,
+        definition_file -> Text,
+        definition -> Text,
+        readme -> Nullable<Text>,
+        publisher_id -> BigInt,
+        token_id -> Nullable<BigInt>,
+        publisher_tier -> Text,
+        yanked -> Bool,
+        blocked -> Bool,
+        blocked_reason -> Nullable<Text>,
+        downloads -> BigInt,
+        published_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    changes (seq) {
+        seq -> BigInt,
+        tool_id -> BigInt,
+        tool_name -> Text,
+        version -> Text,
+        kind -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    audit_log (id) {
+        id -> BigInt,
+        action -> Text,
+        actor_login -> Nullable<Text>,
+        token_id -> Nullable<BigInt>,
+        tool -> Nullable<Text>,
+        version -> Nullable<Text>,
+        detail -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::joinable!(tokens -> users (user_id));
+diesel::joinable!(tool_owners -> tools (tool_id));
+diesel::joinable!(tool_owners -> users (user_id));
+diesel::joinable!(versions -> tools (tool_id));
+diesel::joinable!(versions -> users (publisher_id));
+
+diesel::allow_tables_to_appear_in_same_query!(users, tokens, tools, tool_owners, versions, changes, audit_log);
