@@ -10,7 +10,9 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// True if `s` looks like a lowercase hex SHA-256 digest (64 hex digits).
 pub fn is_sha256_hex(s: &str) -> bool {
-    s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    s.len() == 64
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// Incremental hasher for streamed bodies.

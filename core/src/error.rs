@@ -18,7 +18,11 @@ pub struct Problem {
 
 impl Problem {
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Problem { path: path.into(), message: message.into(), fix: None }
+        Problem {
+            path: path.into(),
+            message: message.into(),
+            fix: None,
+        }
     }
 
     pub fn with_fix(mut self, fix: impl Into<String>) -> Self {

@@ -64,7 +64,10 @@ impl ToolFiles {
 const SKIPPED_DIRS: &[&str] = &[".git", ".toolreg", "target", "node_modules"];
 
 fn read_into(root: &Path, dir: &Path, out: &mut ToolFiles) -> Result<(), Error> {
-    let io = |path: &Path, source| Error::Io { path: path.display().to_string(), source };
+    let io = |path: &Path, source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    };
     let mut entries = std::fs::read_dir(dir)
         .map_err(|e| io(dir, e))?
         .collect::<Result<Vec<_>, _>>()
@@ -74,15 +77,17 @@ fn read_into(root: &Path, dir: &Path, out: &mut ToolFiles) -> Result<(), Error> 
         let path = entry.path();
         let meta = std::fs::symlink_metadata(&path).map_err(|e| io(&path, e))?;
         let name = entry.file_name();
-        let rel = path
-            .strip_prefix(root)
-            .map_err(|_| Error::Bundle(format!("{} is outside the tool directory", path.display())))?;
+        let rel = path.strip_prefix(root).map_err(|_| {
+            Error::Bundle(format!("{} is outside the tool directory", path.display()))
+        })?;
         let rel = rel
             .to_str()
             .ok_or_else(|| Error::Bundle(format!("{} has a non-UTF-8 name", path.display())))?
             .replace('\\', "/");
         if meta.file_type().is_symlink() {
-            return Err(Error::Bundle(format!("{rel} is a symbolic link; bundles may not contain links")));
+            return Err(Error::Bundle(format!(
+                "{rel} is a symbolic link; bundles may not contain links"
+            )));
         }
         if meta.is_dir() {
             if SKIPPED_DIRS.iter().any(|s| name == *s) {

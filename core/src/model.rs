@@ -55,7 +55,9 @@ impl std::str::FromStr for Format {
         Format::ALL
             .into_iter()
             .find(|f| f.as_str() == s)
-            .ok_or_else(|| format!("unknown format `{s}` (expected one of matimo, shinkai, mcp, prompt)"))
+            .ok_or_else(|| {
+                format!("unknown format `{s}` (expected one of matimo, shinkai, mcp, prompt)")
+            })
     }
 }
 

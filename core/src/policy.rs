@@ -84,7 +84,9 @@ impl FromStr for ExecutionKind {
 }
 
 /// A publisher's trust tier, ordered from least to most trusted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
     #[default]
@@ -117,7 +119,9 @@ impl FromStr for Tier {
         Tier::ALL
             .into_iter()
             .find(|t| t.as_str() == s)
-            .ok_or_else(|| format!("unknown tier `{s}` (expected one of untrusted, verified, trusted)"))
+            .ok_or_else(|| {
+                format!("unknown tier `{s}` (expected one of untrusted, verified, trusted)")
+            })
     }
 }
 
@@ -188,13 +192,19 @@ impl Policy {
         if tier >= required {
             Ok(())
         } else {
-            Err(Denial { execution: kind, required, publisher_tier: tier })
+            Err(Denial {
+                execution: kind,
+                required,
+                publisher_tier: tier,
+            })
         }
     }
 
     /// Every kind with the tier it needs, in a stable order.
     pub fn entries(&self) -> impl Iterator<Item = (ExecutionKind, Tier)> + '_ {
-        ExecutionKind::ALL.into_iter().map(|k| (k, self.required_tier(k)))
+        ExecutionKind::ALL
+            .into_iter()
+            .map(|k| (k, self.required_tier(k)))
     }
 }
 
@@ -210,25 +220,37 @@ mod tests {
         assert!(p.check(ExecutionKind::Script, Tier::Verified).is_err());
         assert!(p.check(ExecutionKind::Command, Tier::Untrusted).is_err());
         assert!(p.check(ExecutionKind::Command, Tier::Verified).is_ok());
-        for k in [ExecutionKind::Http, ExecutionKind::Prompt, ExecutionKind::Schema] {
+        for k in [
+            ExecutionKind::Http,
+            ExecutionKind::Prompt,
+            ExecutionKind::Schema,
+        ] {
             assert!(p.check(k, Tier::Untrusted).is_ok());
         }
     }
 
     #[test]
     fn denial_names_kind_required_and_actual_tier() {
-        let d = Policy::default().check(ExecutionKind::Function, Tier::Untrusted).unwrap_err();
+        let d = Policy::default()
+            .check(ExecutionKind::Function, Tier::Untrusted)
+            .unwrap_err();
         let text = d.to_string();
-        assert!(text.contains("function") && text.contains("trusted") && text.contains("untrusted"));
+        assert!(
+            text.contains("function") && text.contains("trusted") && text.contains("untrusted")
+        );
     }
 
     #[test]
     fn overrides_parse_and_reject_garbage() {
-        let p = Policy::default().with_overrides("http=verified, command=trusted").unwrap();
+        let p = Policy::default()
+            .with_overrides("http=verified, command=trusted")
+            .unwrap();
         assert_eq!(p.required_tier(ExecutionKind::Http), Tier::Verified);
         assert_eq!(p.required_tier(ExecutionKind::Command), Tier::Trusted);
         assert!(Policy::default().with_overrides("http").is_err());
-        assert!(Policy::default().with_overrides("teleport=trusted").is_err());
+        assert!(Policy::default()
+            .with_overrides("teleport=trusted")
+            .is_err());
         assert!(Policy::default().with_overrides("http=godlike").is_err());
     }
 }
