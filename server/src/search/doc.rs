@@ -1,0 +1,56 @@
+//! [`SearchDoc`]: what the index holds for one tool — its latest usable
+//! version's metadata plus the registry facts (tier, downloads, blocked).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use toolreg_core::{ExecutionKind, Format, Tier};
+
+/// One tool as the search index sees it: the latest version that is neither
+/// yanked nor blocked (else the highest version, shown as blocked).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchDoc {
+    /// Registry name (kebab-case identity).
+    pub name: String,
+    /// The indexed version.
+    pub version: String,
+    pub title: Option<String>,
+    pub description: String,
+    /// Extra searchable text (usage notes, README excerpt); indexed with the
+    /// description but not shown in hits.
+    #[serde(default)]
+    pub notes: String,
+    pub keywords: Vec<String>,
+    pub license: Option<String>,
+    pub format: Format,
+    pub execution: ExecutionKind,
+    /// The publisher tier of the indexed version.
+    pub tier: Tier,
+    /// Downloads of every version of the tool.
+    pub downloads: u64,
+    pub updated_at: DateTime<Utc>,
+    pub blocked: bool,
+    pub blocked_reason: Option<String>,
+}
+
+impl SearchDoc {
+    /// A document for a tool version loaded by `toolreg_core::load`, with the
+    /// registry facts given as defaults (`tier`, no downloads, not blocked).
+    pub fn from_tool(tool: &toolreg_core::Tool, tier: Tier, updated_at: DateTime<Utc>) -> Self {
+        SearchDoc {
+            name: tool.registry_name.clone(),
+            version: tool.version.to_string(),
+            title: tool.title.clone(),
+            description: tool.description.clone(),
+            notes: String::new(),
+            keywords: tool.keywords.clone(),
+            license: tool.license.clone(),
+            format: tool.format,
+            execution: tool.execution.kind,
+            tier,
+            downloads: 0,
+            updated_at,
+            blocked: false,
+            blocked_reason: None,
+        }
+    }
+}

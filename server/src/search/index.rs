@@ -1,0 +1,528 @@
+//! [`SearchIndex`]: the tantivy index in its directory. Opening never fails
+//! because of what is on disk: a missing, corrupt or outdated index is
+//! replaced by an empty one and [`SearchIndex::needs_rebuild`] says so.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use tantivy::collector::sort_key::{SortBySimilarityScore, SortByStaticFastValue, SortByString};
+use tantivy::collector::{Collector, Count, TopDocs};
+use tantivy::directory::MmapDirectory;
+use tantivy::query::{Query, TermQuery};
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::snippet::SnippetGenerator;
+use tantivy::{
+    DocAddress, Index, IndexReader, IndexWriter, Order, ReloadPolicy, Searcher, TantivyDocument,
+    TantivyError, Term,
+};
+
+use super::facets::FacetCollector;
+use super::params::{SearchParams, Sort};
+use super::query::{self, QueryWords};
+use super::results::{Facets, Highlights, SearchHit, SearchResults};
+use super::schema::{self, Fields, SCHEMA_VERSION};
+use super::{SearchDoc, SearchError};
+
+/// Memory the index writer may use before it flushes a segment.
+const WRITER_MEMORY: usize = 50_000_000;
+/// Longest description snippet, in characters.
+const SNIPPET_CHARS: usize = 200;
+
+/// What [`SearchIndex::open`] found on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpenState {
+    /// An existing, readable index of this schema was opened.
+    Opened,
+    /// There was no index; an empty one was created.
+    Created,
+    /// The index was unreadable or of another schema version; it was deleted
+    /// and an empty one created. The reason says what was wrong.
+    Rebuilt { reason: String },
+}
+
+/// What the index records with each commit (tantivy commit payload).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+struct Payload {
+    schema: u32,
+    /// The change-log position everything up to which is applied.
+    seq: Option<i64>,
+}
+
+/// The search index of one server replica.
+pub struct SearchIndex {
+    dir: Option<PathBuf>,
+    index: Index,
+    fields: Fields,
+    reader: IndexReader,
+    writer: Mutex<IndexWriter>,
+    state: OpenState,
+    seq: Mutex<Option<i64>>,
+}
+
+impl std::fmt::Debug for SearchIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchIndex")
+            .field("dir", &self.dir)
+            .field("state", &self.state)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock_error(e: &TantivyError) -> bool {
+    matches!(e, TantivyError::LockFailure(..))
+}
+
+impl SearchIndex {
+    /// Opens the index in `dir`, creating it if missing and replacing it if it
+    /// cannot be read. Fails only if the directory can't be written, or if
+    /// another process holds the index's writer lock.
+    pub fn open(dir: &Path) -> Result<Self, SearchError> {
+        std::fs::create_dir_all(dir)?;
+        let exists = Index::exists(&MmapDirectory::open(dir)?).unwrap_or(false);
+        if !exists {
+            return Self::create(dir, OpenState::Created);
+        }
+        match Self::try_open(dir) {
+            Ok(index) => Ok(index),
+            Err(SearchError::Index(e)) if lock_error(&e) => Err(SearchError::Index(e)),
+            Err(e) => {
+                tracing::warn!(dir = %dir.display(), error = %e, "search index unreadable; rebuilding it");
+                Self::wipe(dir)?;
+                Self::create(
+                    dir,
+                    OpenState::Rebuilt {
+                        reason: e.to_string(),
+                    },
+                )
+            }
+        }
+    }
+
+    /// An index held in memory (tests, benchmarks).
+    pub fn in_memory() -> Result<Self, SearchError> {
+        let (schema, fields) = schema::build();
+        let index = Index::create_in_ram(schema);
+        Self::finish(None, index, fields, OpenState::Created, None)
+    }
+
+    fn wipe(dir: &Path) -> Result<(), SearchError> {
+        if dir.is_dir() {
+            std::fs::remove_dir_all(dir)?;
+        } else if dir.exists() {
+            std::fs::remove_file(dir)?;
+        }
+        std::fs::create_dir_all(dir)?;
+        Ok(())
+    }
+
+    fn create(dir: &Path, state: OpenState) -> Result<Self, SearchError> {
+        let (schema, fields) = schema::build();
+        let index = match Index::create_in_dir(dir, schema.clone()) {
+            Ok(index) => index,
+            // Leftovers that are not an index (e.g. a half-written meta.json).
+            Err(TantivyError::IndexAlreadyExists) => {
+                Self::wipe(dir)?;
+                Index::create_in_dir(dir, schema)?
+            }
+            Err(e) => return Err(e.into()),
+        };
+        Self::finish(Some(dir.to_path_buf()), index, fields, state, None)
+    }
+
+    fn try_open(dir: &Path) -> Result<Self, SearchError> {
+        let index = Index::open_in_dir(dir)?;
+        let (schema, fields) = schema::build();
+        if index.schema() != schema {
+            return Err(SearchError::Corrupt("the index has another schema".into()));
+        }
+        let metas = index.load_metas()?;
+        let payload: Payload = match metas.payload.as_deref() {
+            Some(p) => serde_json::from_str(p)
+                .map_err(|e| SearchError::Corrupt(format!("commit payload: {e}")))?,
+            None => Payload {
+                schema: SCHEMA_VERSION,
+                seq: None,
+            },
+        };
+        if payload.schema != SCHEMA_VERSION {
+            return Err(SearchError::Corrupt(format!(
+                "schema version {} (this build writes {SCHEMA_VERSION})",
+                payload.schema
+            )));
+        }
+        let opened = Self::finish(
+            Some(dir.to_path_buf()),
+            index,
+            fields,
+            OpenState::Opened,
+            payload.seq,
+        )?;
+        opened.check_readable()?;
+        Ok(opened)
+    }
+
+    fn finish(
+        dir: Option<PathBuf>,
+        index: Index,
+        fields: Fields,
+        state: OpenState,
+        seq: Option<i64>,
+    ) -> Result<Self, SearchError> {
+        schema::register_tokenizers(&index)?;
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        let writer = index.writer_with_num_threads(1, WRITER_MEMORY)?;
+        Ok(SearchIndex {
+            dir,
+            index,
+            fields,
+            reader,
+            writer: Mutex::new(writer),
+            state,
+            seq: Mutex::new(seq),
+        })
+    }
+
+    /// Reads every segment's postings, fast fields and one stored document,
+    /// so that a damaged index is detected at open rather than at query time.
+    fn check_readable(&self) -> Result<(), SearchError> {
+        let searcher = self.reader.searcher();
+        let (count, top, _facets) = searcher.search(
+            &tantivy::query::AllQuery,
+            &(
+                Count,
+                TopDocs::with_limit(1).order_by(SortByString::for_field("name")),
+                FacetCollector,
+            ),
+        )?;
+        if let Some((_, addr)) = top.first() {
+            self.load(&searcher, *addr)?;
+        } else if count > 0 {
+            return Err(SearchError::Corrupt("documents without a name".into()));
+        }
+        Ok(())
+    }
+
+    /// What was found on disk at open.
+    pub fn state(&self) -> &OpenState {
+        &self.state
+    }
+
+    /// True when the index must be rebuilt from the database: it was just
+    /// created or replaced, or it has never recorded a change-log position.
+    pub fn needs_rebuild(&self) -> bool {
+        self.state != OpenState::Opened || self.applied_seq().is_none()
+    }
+
+    /// The directory of the index (`None` in memory).
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    /// The change-log position recorded by the last commit.
+    pub fn applied_seq(&self) -> Option<i64> {
+        *self.seq.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn writer(&self) -> std::sync::MutexGuard<'_, IndexWriter> {
+        self.writer.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn document(&self, doc: &SearchDoc) -> Result<TantivyDocument, SearchError> {
+        let f = &self.fields;
+        let mut d = TantivyDocument::new();
+        d.add_text(f.name, &doc.name);
+        d.add_text(f.name_words, &doc.name);
+        for word in doc
+            .name
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+        {
+            d.add_text(f.name_prefix, word);
+        }
+        if let Some(title) = &doc.title {
+            d.add_text(f.title, title);
+        }
+        for k in &doc.keywords {
+            d.add_text(f.keywords_text, k);
+            d.add_text(f.keyword, k.to_lowercase());
+        }
+        if doc.notes.is_empty() {
+            d.add_text(f.description, &doc.description);
+        } else {
+            d.add_text(f.description, format!("{}\n{}", doc.description, doc.notes));
+        }
+        if let Some(license) = &doc.license {
+            d.add_text(f.license, license);
+            d.add_text(f.license_key, license.to_lowercase());
+        }
+        d.add_text(f.format, doc.format.as_str());
+        d.add_text(f.execution, doc.execution.as_str());
+        d.add_text(f.tier, doc.tier.as_str());
+        d.add_u64(f.downloads, doc.downloads);
+        d.add_i64(f.updated_at, doc.updated_at.timestamp_micros());
+        let json = serde_json::to_string(doc).map_err(|e| SearchError::Corrupt(e.to_string()))?;
+        d.add_text(f.stored, json);
+        Ok(d)
+    }
+
+    /// Stages `doc`, replacing any earlier document of the same tool.
+    /// Visible after [`commit`](Self::commit).
+    pub fn upsert(&self, doc: &SearchDoc) -> Result<(), SearchError> {
+        let d = self.document(doc)?;
+        let writer = self.writer();
+        writer.delete_term(Term::from_field_text(self.fields.name, &doc.name));
+        writer.add_document(d)?;
+        Ok(())
+    }
+
+    /// Stages the removal of a tool. Visible after [`commit`](Self::commit).
+    pub fn remove(&self, name: &str) -> Result<(), SearchError> {
+        self.writer()
+            .delete_term(Term::from_field_text(self.fields.name, name));
+        Ok(())
+    }
+
+    /// Stages the removal of every tool (before a full rebuild).
+    pub fn clear(&self) -> Result<(), SearchError> {
+        self.writer().delete_all_documents()?;
+        Ok(())
+    }
+
+    /// Commits staged changes and makes them searchable now.
+    pub fn commit(&self) -> Result<(), SearchError> {
+        let seq = self.applied_seq();
+        self.commit_at(seq)
+    }
+
+    /// Commits staged changes together with the change-log position they
+    /// bring the index up to (atomically: both or neither are on disk).
+    pub fn commit_at(&self, seq: Option<i64>) -> Result<(), SearchError> {
+        let payload = serde_json::to_string(&Payload {
+            schema: SCHEMA_VERSION,
+            seq,
+        })
+        .map_err(|e| SearchError::Corrupt(e.to_string()))?;
+        {
+            let mut writer = self.writer();
+            let mut prepared = writer.prepare_commit()?;
+            prepared.set_payload(&payload);
+            prepared.commit()?;
+        }
+        *self.seq.lock().unwrap_or_else(|e| e.into_inner()) = seq;
+        self.reader.reload()?;
+        Ok(())
+    }
+
+    /// Discards staged, uncommitted changes.
+    pub fn rollback(&self) -> Result<(), SearchError> {
+        self.writer().rollback()?;
+        Ok(())
+    }
+
+    /// How many tools are searchable.
+    pub fn num_tools(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    /// The indexed document of one tool, if any.
+    pub fn get(&self, name: &str) -> Result<Option<SearchDoc>, SearchError> {
+        let searcher = self.reader.searcher();
+        let q = TermQuery::new(
+            Term::from_field_text(self.fields.name, name),
+            IndexRecordOption::Basic,
+        );
+        let top = searcher.search(&q, &TopDocs::with_limit(1).order_by_score())?;
+        match top.first() {
+            Some((_, addr)) => Ok(Some(self.load(&searcher, *addr)?)),
+            None => Ok(None),
+        }
+    }
+
+    fn load(&self, searcher: &Searcher, addr: DocAddress) -> Result<SearchDoc, SearchError> {
+        let d: TantivyDocument = searcher.doc(addr)?;
+        let json = d
+            .get_first(self.fields.stored)
+            .and_then(|v| v.as_str())
+            .ok_or_else(|| SearchError::Corrupt("a document without its stored form".into()))?;
+        serde_json::from_str(json).map_err(|e| SearchError::Corrupt(e.to_string()))
+    }
+
+    /// Runs a search. Parameters are validated again here; a bad one is
+    /// [`SearchError::BadRequest`] naming it.
+    pub fn query(&self, params: &SearchParams) -> Result<SearchResults, SearchError> {
+        params.validate()?;
+        let words = QueryWords::analyze(&self.index, &params.q)?;
+        let query = query::build(&self.fields, params, &words);
+        let searcher = self.reader.searcher();
+        let top =
+            TopDocs::with_limit(params.per_page).and_offset((params.page - 1) * params.per_page);
+        let by_name = (SortByString::for_field("name"), Order::Asc);
+        let (total, facets, addrs) = match params.sort {
+            Sort::Relevance => run(
+                &searcher,
+                &*query,
+                top.order_by((SortBySimilarityScore, by_name)),
+            )?,
+            Sort::Downloads => run(
+                &searcher,
+                &*query,
+                top.order_by((
+                    (
+                        SortByStaticFastValue::<u64>::for_field("downloads"),
+                        Order::Desc,
+                    ),
+                    by_name,
+                )),
+            )?,
+            Sort::Recent => run(
+                &searcher,
+                &*query,
+                top.order_by((
+                    (
+                        SortByStaticFastValue::<i64>::for_field("updated_at"),
+                        Order::Desc,
+                    ),
+                    by_name,
+                )),
+            )?,
+            Sort::Name => run(&searcher, &*query, top.order_by(by_name))?,
+        };
+
+        let mut snippets = SnippetGenerator::create(&searcher, &*query, self.fields.description)?;
+        snippets.set_max_num_chars(SNIPPET_CHARS);
+        let mut hits = Vec::with_capacity(addrs.len());
+        for addr in addrs {
+            let doc = self.load(&searcher, addr)?;
+            let mut snippet = snippets.snippet(&doc.description);
+            snippet.set_snippet_prefix_postfix("<mark>", "</mark>");
+            let description = if snippet.highlighted().is_empty() {
+                escape_html(&clip_chars(&doc.description, SNIPPET_CHARS))
+            } else {
+                snippet_html(&snippet, &doc.description)
+            };
+            let name = highlight_name(&doc.name, &words);
+            hits.push(hit(doc, Highlights { name, description }));
+        }
+        Ok(SearchResults {
+            total: total as u64,
+            page: params.page,
+            per_page: params.per_page,
+            hits,
+            facets,
+        })
+    }
+}
+
+fn run<C, K>(
+    searcher: &Searcher,
+    query: &dyn Query,
+    top: C,
+) -> Result<(usize, Facets, Vec<DocAddress>), SearchError>
+where
+    C: Collector<Fruit = Vec<(K, DocAddress)>>,
+{
+    let (count, facets, top) = searcher.search(query, &(Count, FacetCollector, top))?;
+    Ok((count, facets, top.into_iter().map(|(_, a)| a).collect()))
+}
+
+fn hit(doc: SearchDoc, highlights: Highlights) -> SearchHit {
+    SearchHit {
+        name: doc.name,
+        version: doc.version,
+        title: doc.title,
+        description: doc.description,
+        keywords: doc.keywords,
+        license: doc.license,
+        format: doc.format,
+        execution: doc.execution,
+        tier: doc.tier,
+        downloads: doc.downloads,
+        updated_at: doc.updated_at,
+        blocked: doc.blocked,
+        blocked_reason: doc.blocked_reason,
+        highlights,
+    }
+}
+
+/// Escapes text for HTML element content and attribute values.
+pub(crate) fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The snippet as HTML, with `…` where the description was cut, and any
+/// trailing punctuation the fragment left off put back.
+fn snippet_html(snippet: &tantivy::snippet::Snippet, text: &str) -> String {
+    let range = snippet.fragment_range();
+    let mut html = String::new();
+    if range.start > 0 {
+        html.push('…');
+    }
+    html.push_str(&snippet.to_html());
+    let tail = text.get(range.end..).unwrap_or("");
+    if tail.chars().any(char::is_alphanumeric) {
+        html.push('…');
+    } else {
+        html.push_str(&escape_html(tail.trim_end()));
+    }
+    html
+}
+
+fn clip_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_string(),
+        Some((i, _)) => format!("{}…", &s[..i]),
+    }
+}
+
+/// The registry name with the longest query word that starts each name word
+/// marked (`<mark>calc</mark>ulator`).
+fn highlight_name(name: &str, words: &QueryWords) -> String {
+    let mut out = String::with_capacity(name.len() + 16);
+    let mut rest = name;
+    while !rest.is_empty() {
+        let end = rest
+            .find(|c: char| !c.is_alphanumeric())
+            .unwrap_or(rest.len());
+        let (word, tail) = rest.split_at(end);
+        if word.is_empty() {
+            let sep_len = tail.chars().next().map_or(1, char::len_utf8);
+            out.push_str(&escape_html(&tail[..sep_len]));
+            rest = &tail[sep_len..];
+            continue;
+        }
+        let lower = word.to_lowercase();
+        let best = words
+            .words
+            .iter()
+            .map(|(w, _)| w.as_str())
+            .filter(|w| lower.starts_with(*w) && lower.len() == word.len())
+            .map(str::len)
+            .max();
+        match best {
+            Some(n) => {
+                out.push_str("<mark>");
+                out.push_str(&escape_html(&word[..n]));
+                out.push_str("</mark>");
+                out.push_str(&escape_html(&word[n..]));
+            }
+            None => out.push_str(&escape_html(word)),
+        }
+        rest = tail;
+    }
+    out
+}

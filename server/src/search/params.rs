@@ -1,0 +1,333 @@
+//! `GET /api/v1/search` parameters: [`SearchQuery`] as they arrive (all
+//! strings, so a bad number is our 400 with the parameter's name, not the
+//! framework's), and [`SearchParams`] once validated.
+
+use std::str::FromStr;
+
+use serde::Deserialize;
+use toolreg_core::{ExecutionKind, Format, Tier};
+
+use super::SearchError;
+
+/// Longest accepted `q`, in characters.
+pub const MAX_QUERY_CHARS: usize = 512;
+/// Largest accepted `per_page`.
+pub const MAX_PER_PAGE: usize = 100;
+/// Results beyond this many (`page * per_page`) are not served.
+pub const MAX_PAGE_DEPTH: usize = 10_000;
+/// Most words a query may have.
+pub const MAX_QUERY_WORDS: usize = 16;
+/// Longest accepted filter value, in characters.
+const MAX_FILTER_CHARS: usize = 100;
+const DEFAULT_PER_PAGE: usize = 20;
+
+/// Result order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sort {
+    /// Best match first (BM25 with field boosts), then by name.
+    #[default]
+    Relevance,
+    /// Most downloaded first, then by name.
+    Downloads,
+    /// Most recently updated first, then by name.
+    Recent,
+    /// By registry name.
+    Name,
+}
+
+impl FromStr for Sort {
+    type Err = SearchError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "relevance" => Ok(Sort::Relevance),
+            "downloads" => Ok(Sort::Downloads),
+            "recent" => Ok(Sort::Recent),
+            "name" => Ok(Sort::Name),
+            other => Err(SearchError::bad(
+                "sort",
+                format!(
+                    "unknown sort `{}`; use relevance, downloads, recent or name",
+                    clip(other)
+                ),
+            )),
+        }
+    }
+}
+
+/// The search parameters as they arrive in the query string.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct SearchQuery {
+    pub q: Option<String>,
+    pub keyword: Option<String>,
+    pub license: Option<String>,
+    pub format: Option<String>,
+    pub execution: Option<String>,
+    pub tier: Option<String>,
+    pub sort: Option<String>,
+    pub page: Option<String>,
+    pub per_page: Option<String>,
+}
+
+/// Validated search parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchParams {
+    /// The free-text query ("" = every tool).
+    pub q: String,
+    /// Keyword filter, lowercased.
+    pub keyword: Option<String>,
+    /// License filter (matched case-insensitively).
+    pub license: Option<String>,
+    pub format: Option<Format>,
+    pub execution: Option<ExecutionKind>,
+    pub tier: Option<Tier>,
+    pub sort: Sort,
+    /// 1-based page number.
+    pub page: usize,
+    pub per_page: usize,
+}
+
+impl Default for SearchParams {
+    fn default() -> Self {
+        SearchParams {
+            q: String::new(),
+            keyword: None,
+            license: None,
+            format: None,
+            execution: None,
+            tier: None,
+            sort: Sort::Relevance,
+            page: 1,
+            per_page: DEFAULT_PER_PAGE,
+        }
+    }
+}
+
+impl SearchParams {
+    /// A query for `q` with every other parameter at its default.
+    pub fn q(q: impl Into<String>) -> Self {
+        SearchParams {
+            q: q.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Checks every limit; used by [`SearchQuery::parse`] and by
+    /// [`super::SearchIndex::query`] (so typed callers get the same checks).
+    pub fn validate(&self) -> Result<(), SearchError> {
+        let chars = self.q.chars().count();
+        if chars > MAX_QUERY_CHARS {
+            return Err(SearchError::bad(
+                "q",
+                format!("the query is {chars} characters long; the limit is {MAX_QUERY_CHARS}"),
+            ));
+        }
+        if self.page == 0 {
+            return Err(SearchError::bad("page", "pages are numbered from 1"));
+        }
+        if self.per_page == 0 || self.per_page > MAX_PER_PAGE {
+            return Err(SearchError::bad(
+                "per_page",
+                format!(
+                    "must be between 1 and {MAX_PER_PAGE}, got {}",
+                    self.per_page
+                ),
+            ));
+        }
+        let depth = self.page.checked_mul(self.per_page).unwrap_or(usize::MAX);
+        if depth > MAX_PAGE_DEPTH {
+            return Err(SearchError::bad(
+                "page",
+                format!(
+                    "page {} with per_page {} is beyond the first {MAX_PAGE_DEPTH} results; narrow the query instead",
+                    self.page, self.per_page
+                ),
+            ));
+        }
+        for (param, value) in [("keyword", &self.keyword), ("license", &self.license)] {
+            if let Some(v) = value {
+                if v.chars().count() > MAX_FILTER_CHARS {
+                    return Err(SearchError::bad(
+                        param,
+                        format!("longer than {MAX_FILTER_CHARS} characters"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A value shortened for an error message.
+fn clip(s: &str) -> String {
+    let mut out: String = s.chars().take(40).collect();
+    if out.len() < s.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// `None` for a missing or blank parameter, else the trimmed value.
+fn present(value: &Option<String>) -> Option<&str> {
+    value.as_deref().map(str::trim).filter(|v| !v.is_empty())
+}
+
+fn number(param: &str, value: &Option<String>, default: usize) -> Result<usize, SearchError> {
+    match present(value) {
+        None => Ok(default),
+        Some(v) => v.parse::<usize>().map_err(|_| {
+            SearchError::bad(
+                param,
+                format!("`{}` is not a positive whole number", clip(v)),
+            )
+        }),
+    }
+}
+
+impl SearchQuery {
+    /// Validates the raw parameters; every error names its parameter.
+    pub fn parse(&self) -> Result<SearchParams, SearchError> {
+        let format = match present(&self.format) {
+            None => None,
+            Some(v) => Some(v.parse::<Format>().map_err(|_| {
+                SearchError::bad(
+                    "format",
+                    format!(
+                        "unknown format `{}`; use matimo, shinkai, mcp or prompt",
+                        clip(v)
+                    ),
+                )
+            })?),
+        };
+        let execution = match present(&self.execution) {
+            None => None,
+            Some(v) => Some(v.parse::<ExecutionKind>().map_err(|_| {
+                SearchError::bad(
+                    "execution",
+                    format!(
+                        "unknown execution kind `{}`; use function, script, command, http, prompt or schema",
+                        clip(v)
+                    ),
+                )
+            })?),
+        };
+        let tier = match present(&self.tier) {
+            None => None,
+            Some(v) => Some(v.parse::<Tier>().map_err(|_| {
+                SearchError::bad(
+                    "tier",
+                    format!(
+                        "unknown tier `{}`; use untrusted, verified or trusted",
+                        clip(v)
+                    ),
+                )
+            })?),
+        };
+        let sort = match present(&self.sort) {
+            None => Sort::Relevance,
+            Some(v) => v.parse()?,
+        };
+        let params = SearchParams {
+            q: self.q.clone().unwrap_or_default(),
+            keyword: present(&self.keyword).map(str::to_lowercase),
+            license: present(&self.license).map(str::to_string),
+            format,
+            execution,
+            tier,
+            sort,
+            page: number("page", &self.page, 1)?,
+            per_page: number("per_page", &self.per_page, DEFAULT_PER_PAGE)?,
+        };
+        params.validate()?;
+        Ok(params)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(pairs: &[(&str, &str)]) -> SearchQuery {
+        let mut q = SearchQuery::default();
+        for (k, v) in pairs {
+            let v = Some(v.to_string());
+            match *k {
+                "q" => q.q = v,
+                "keyword" => q.keyword = v,
+                "license" => q.license = v,
+                "format" => q.format = v,
+                "execution" => q.execution = v,
+                "tier" => q.tier = v,
+                "sort" => q.sort = v,
+                "page" => q.page = v,
+                "per_page" => q.per_page = v,
+                _ => unreachable!(),
+            }
+        }
+        q
+    }
+
+    fn err(pairs: &[(&str, &str)]) -> String {
+        match raw(pairs).parse() {
+            Err(SearchError::BadRequest(m)) => m,
+            other => panic!("expected a bad request for {pairs:?}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults() {
+        let p = SearchQuery::default().parse().unwrap();
+        assert_eq!(p, SearchParams::default());
+        assert_eq!((p.page, p.per_page, p.sort), (1, 20, Sort::Relevance));
+    }
+
+    #[test]
+    fn absurd_parameters_name_the_parameter() {
+        assert!(err(&[("page", "0")]).starts_with("page:"));
+        assert!(err(&[("page", "-1")]).starts_with("page:"));
+        assert!(err(&[("page", "1000000000000")]).starts_with("page:"));
+        assert!(err(&[("page", "99999999999999999999999")]).starts_with("page:"));
+        assert!(err(&[("page", "abc")]).starts_with("page:"));
+        assert!(err(&[("per_page", "0")]).starts_with("per_page:"));
+        assert!(err(&[("per_page", "1000")]).starts_with("per_page:"));
+        assert!(err(&[("per_page", "1.5")]).starts_with("per_page:"));
+        assert!(err(&[("sort", "popularity")]).starts_with("sort:"));
+        assert!(err(&[("execution", "binary")]).starts_with("execution:"));
+        assert!(err(&[("tier", "gold")]).starts_with("tier:"));
+        assert!(err(&[("format", "openapi")]).starts_with("format:"));
+        assert!(err(&[("q", &"x".repeat(513))]).starts_with("q:"));
+        assert!(err(&[("keyword", &"k".repeat(101))]).starts_with("keyword:"));
+        assert!(err(&[("license", &"l".repeat(101))]).starts_with("license:"));
+    }
+
+    #[test]
+    fn limits_are_inclusive() {
+        let p = raw(&[
+            ("q", &"x".repeat(512)),
+            ("per_page", "100"),
+            ("page", "100"),
+        ])
+        .parse()
+        .unwrap();
+        assert_eq!((p.page, p.per_page), (100, 100));
+        let p = raw(&[
+            ("execution", "http"),
+            ("tier", "trusted"),
+            ("format", "mcp"),
+            ("sort", "name"),
+        ])
+        .parse()
+        .unwrap();
+        assert_eq!(p.execution, Some(ExecutionKind::Http));
+        assert_eq!(p.tier, Some(Tier::Trusted));
+        assert_eq!(p.format, Some(Format::Mcp));
+        assert_eq!(p.sort, Sort::Name);
+    }
+
+    #[test]
+    fn blank_parameters_are_absent() {
+        let p = raw(&[("keyword", " "), ("page", ""), ("sort", "")])
+            .parse()
+            .unwrap();
+        assert_eq!(p, SearchParams::default());
+    }
+}

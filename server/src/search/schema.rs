@@ -1,0 +1,113 @@
+//! The index schema and its tokenizers: which fields exist, how each is
+//! analyzed, and which are fast fields for sorting and facets.
+
+use tantivy::schema::{
+    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, STORED, STRING,
+};
+use tantivy::tokenizer::{
+    LowerCaser, NgramTokenizer, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
+};
+use tantivy::Index;
+
+/// Words of names, lowercased, split on anything that is not a letter or digit.
+pub(crate) const WORDS: &str = "toolreg_words";
+/// Edge n-grams (prefixes of 2..=20 chars) of each name word.
+pub(crate) const PREFIX: &str = "toolreg_prefix";
+/// English text: lowercased and stemmed (tantivy's built-in `en_stem`).
+pub(crate) const STEM: &str = "en_stem";
+
+/// Shortest and longest prefix indexed for search-as-you-type.
+pub(crate) const PREFIX_MIN: usize = 2;
+pub(crate) const PREFIX_MAX: usize = 20;
+
+/// Bump when the schema or analysis changes: an index written by another
+/// schema version is rebuilt at open.
+pub(crate) const SCHEMA_VERSION: u32 = 1;
+
+/// The fields of the index.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fields {
+    /// Registry name, exact (raw); the document's identity, exact-name boost, sort.
+    pub name: Field,
+    /// Registry name split into words on `-`.
+    pub name_words: Field,
+    /// Edge n-grams of each name word.
+    pub name_prefix: Field,
+    pub title: Field,
+    /// Keywords as text (stemmed) for matching.
+    pub keywords_text: Field,
+    /// Keywords lowercased and exact, for the filter and facet.
+    pub keyword: Field,
+    /// Description and usage notes.
+    pub description: Field,
+    /// License as published (facet).
+    pub license: Field,
+    /// License lowercased (filter, case-insensitive).
+    pub license_key: Field,
+    pub format: Field,
+    pub execution: Field,
+    pub tier: Field,
+    pub downloads: Field,
+    /// Microseconds since the Unix epoch.
+    pub updated_at: Field,
+    /// The [`super::SearchDoc`] as JSON, for rendering hits.
+    pub stored: Field,
+}
+
+fn text(tokenizer: &str, record: IndexRecordOption) -> TextOptions {
+    TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(tokenizer)
+            .set_index_option(record),
+    )
+}
+
+pub(crate) fn build() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let positions = IndexRecordOption::WithFreqsAndPositions;
+    let fields = Fields {
+        name: b.add_text_field("name", STRING | FAST),
+        name_words: b.add_text_field("name_words", text(WORDS, positions)),
+        name_prefix: b.add_text_field("name_prefix", text(PREFIX, IndexRecordOption::Basic)),
+        title: b.add_text_field("title", text(STEM, positions)),
+        keywords_text: b.add_text_field("keywords_text", text(STEM, positions)),
+        keyword: b.add_text_field("keyword", STRING | FAST),
+        description: b.add_text_field("description", text(STEM, positions)),
+        license: b.add_text_field("license", STRING | FAST),
+        license_key: b.add_text_field("license_key", STRING),
+        format: b.add_text_field("format", STRING | FAST),
+        execution: b.add_text_field("execution", STRING | FAST),
+        tier: b.add_text_field("tier", STRING | FAST),
+        downloads: b.add_u64_field("downloads", FAST),
+        updated_at: b.add_i64_field("updated_at", FAST),
+        stored: b.add_text_field("doc", STORED),
+    };
+    (b.build(), fields)
+}
+
+/// Registers the custom tokenizers on an index (needed after every open).
+pub(crate) fn register_tokenizers(index: &Index) -> tantivy::Result<()> {
+    let words = TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(40))
+        .filter(LowerCaser)
+        .build();
+    let prefix = TextAnalyzer::builder(NgramTokenizer::prefix_only(PREFIX_MIN, PREFIX_MAX)?)
+        .filter(LowerCaser)
+        .build();
+    index.tokenizers().register(WORDS, words);
+    index.tokenizers().register(PREFIX, prefix);
+    Ok(())
+}
+
+/// The tokens of `text` under the analyzer `name` (registered on `index`).
+pub(crate) fn tokens(index: &Index, name: &str, text: &str) -> Vec<String> {
+    let Some(mut analyzer) = index.tokenizers().get(name) else {
+        return Vec::new();
+    };
+    let mut stream = analyzer.token_stream(text);
+    let mut out = Vec::new();
+    while let Some(token) = stream.next() {
+        out.push(token.text.clone());
+    }
+    out
+}

@@ -1,0 +1,274 @@
+//! Keeping the index current: [`SearchSource`] is the database's view of the
+//! ordered change log, and the [`Tailer`] applies it to a [`SearchIndex`].
+//!
+//! Each change names a tool; applying it re-reads that tool's current
+//! [`SearchDoc`] (or removes the tool), so applying a change twice or late is
+//! harmless. The one hazard is order: PostgreSQL hands out sequence numbers
+//! when a transaction inserts, not when it commits, so change 6 can be visible
+//! before change 5. A reader asking only for `seq > last` would skip 5
+//! forever. The tailer therefore remembers every number it jumped over as a
+//! gap and asks for those again on every poll until they appear or are older
+//! than [`TailerOptions::gap_timeout`] (a rolled-back transaction leaves a
+//! hole that never fills). The position written with each index commit is
+//! just below the oldest open gap, so a restart re-reads those too.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::{SearchDoc, SearchError, SearchIndex};
+
+/// One entry of the change log: something about `tool` changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub seq: i64,
+    pub tool: String,
+}
+
+/// What the search index needs from the database.
+pub trait SearchSource: Send + Sync {
+    /// Up to `limit` changes with `seq` greater than the given one, in
+    /// ascending `seq` order (only committed ones, naturally).
+    fn changes_after(&self, seq: i64, limit: usize) -> Result<Vec<Change>, SearchError>;
+    /// The changes among `seqs` that are visible now.
+    fn changes_at(&self, seqs: &[i64]) -> Result<Vec<Change>, SearchError>;
+    /// The highest `seq` in the change log (0 when it is empty).
+    fn latest_seq(&self) -> Result<i64, SearchError>;
+    /// The document for a tool now; `None` when the tool is gone or every
+    /// version is yanked (it leaves the index).
+    fn search_doc(&self, tool_name: &str) -> Result<Option<SearchDoc>, SearchError>;
+    /// Every tool that should be searchable (for a full rebuild).
+    fn all_tool_names(&self) -> Result<Vec<String>, SearchError>;
+}
+
+/// Tailer settings.
+#[derive(Debug, Clone)]
+pub struct TailerOptions {
+    /// How often the change log is polled.
+    pub poll_interval: Duration,
+    /// How long a skipped sequence number is waited for.
+    pub gap_timeout: Duration,
+    /// Changes read per query.
+    pub batch: usize,
+    /// Most gaps remembered at once (the oldest are dropped beyond it).
+    pub max_gaps: usize,
+}
+
+impl Default for TailerOptions {
+    fn default() -> Self {
+        TailerOptions {
+            poll_interval: Duration::from_millis(200),
+            gap_timeout: Duration::from_secs(30),
+            batch: 1000,
+            max_gaps: 1000,
+        }
+    }
+}
+
+/// Applies the change log to the index.
+pub struct Tailer {
+    index: Arc<SearchIndex>,
+    source: Arc<dyn SearchSource>,
+    opts: TailerOptions,
+    /// The highest sequence number seen.
+    last_seen: i64,
+    /// Sequence numbers jumped over and still awaited, with when first missed.
+    gaps: BTreeMap<i64, Instant>,
+}
+
+impl Tailer {
+    /// A tailer that continues from the position the index recorded.
+    pub fn new(
+        index: Arc<SearchIndex>,
+        source: Arc<dyn SearchSource>,
+        opts: TailerOptions,
+    ) -> Self {
+        let last_seen = index.applied_seq().unwrap_or(0);
+        Tailer {
+            index,
+            source,
+            opts,
+            last_seen,
+            gaps: BTreeMap::new(),
+        }
+    }
+
+    /// The index this tailer writes.
+    pub fn index(&self) -> &Arc<SearchIndex> {
+        &self.index
+    }
+
+    /// The position that is safe to resume from: below every open gap.
+    fn resume_seq(&self) -> i64 {
+        match self.gaps.keys().next() {
+            Some(first) => (first - 1).min(self.last_seen),
+            None => self.last_seen,
+        }
+    }
+
+    /// Rebuilds the whole index from [`SearchSource::all_tool_names`].
+    /// Returns how many tools are indexed.
+    pub fn reindex(&mut self) -> Result<usize, SearchError> {
+        let head = self.source.latest_seq()?;
+        let names = self.source.all_tool_names()?;
+        let result = (|| {
+            self.index.clear()?;
+            let mut indexed = 0;
+            for name in &names {
+                if let Some(doc) = self.source.search_doc(name)? {
+                    self.index.upsert(&doc)?;
+                    indexed += 1;
+                }
+            }
+            Ok(indexed)
+        })();
+        let indexed = match result {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = self.index.rollback();
+                return Err(e);
+            }
+        };
+        // Changes just below `head` may belong to transactions that had not
+        // committed when the tools were read: wait for them like gaps.
+        let now = Instant::now();
+        self.gaps.clear();
+        let window = self.opts.max_gaps as i64;
+        for seq in (head - window + 1).max(1)..=head {
+            self.gaps.insert(seq, now);
+        }
+        self.last_seen = head;
+        self.index.commit_at(Some(self.resume_seq()))?;
+        tracing::info!(tools = indexed, seq = head, "search index rebuilt");
+        Ok(indexed)
+    }
+
+    /// Reads and applies what is new in the change log, plus any awaited
+    /// gaps that have appeared. Returns how many tools were re-indexed.
+    pub fn poll(&mut self) -> Result<usize, SearchError> {
+        let mut touched: BTreeSet<String> = BTreeSet::new();
+        let before = self.resume_seq();
+        let now = Instant::now();
+
+        if !self.gaps.is_empty() {
+            let seqs: Vec<i64> = self.gaps.keys().copied().collect();
+            for change in self.source.changes_at(&seqs)? {
+                if self.gaps.remove(&change.seq).is_some() {
+                    touched.insert(change.tool);
+                }
+            }
+        }
+        loop {
+            let changes = self.source.changes_after(self.last_seen, self.opts.batch)?;
+            let full = changes.len() >= self.opts.batch;
+            for change in changes {
+                if change.seq <= self.last_seen {
+                    continue;
+                }
+                let from = (self.last_seen + 1).max(change.seq - self.opts.max_gaps as i64);
+                for missing in from..change.seq {
+                    self.gaps.insert(missing, now);
+                }
+                self.last_seen = change.seq;
+                touched.insert(change.tool);
+            }
+            if !full {
+                break;
+            }
+        }
+        let timeout = self.opts.gap_timeout;
+        self.gaps
+            .retain(|_, since| now.duration_since(*since) < timeout);
+        while self.gaps.len() > self.opts.max_gaps {
+            self.gaps.pop_first();
+        }
+
+        for name in &touched {
+            match self.source.search_doc(name) {
+                Ok(Some(doc)) => self.index.upsert(&doc)?,
+                Ok(None) => self.index.remove(name)?,
+                Err(e) => {
+                    let _ = self.index.rollback();
+                    return Err(e);
+                }
+            }
+        }
+        let after = self.resume_seq();
+        if !touched.is_empty() || after != before {
+            self.index.commit_at(Some(after))?;
+        }
+        Ok(touched.len())
+    }
+
+    /// Runs the tailer on its own thread: rebuilds first if the index needs
+    /// it, then polls every [`TailerOptions::poll_interval`] (or at once when
+    /// nudged) until the handle is dropped or stopped.
+    pub fn spawn(mut self) -> std::io::Result<TailerHandle> {
+        let (tx, rx) = mpsc::channel::<()>();
+        let interval = self.opts.poll_interval;
+        let thread = std::thread::Builder::new()
+            .name("search-tailer".into())
+            .spawn(move || {
+                let mut rebuilt = !self.index.needs_rebuild();
+                loop {
+                    if !rebuilt {
+                        match self.reindex() {
+                            Ok(_) => rebuilt = true,
+                            Err(e) => {
+                                tracing::warn!(error = %e, "search index rebuild failed; retrying")
+                            }
+                        }
+                    }
+                    if rebuilt {
+                        if let Err(e) = self.poll() {
+                            tracing::warn!(error = %e, "search index update failed; retrying");
+                        }
+                    }
+                    match rx.recv_timeout(interval) {
+                        Ok(()) | Err(RecvTimeoutError::Timeout) => {}
+                        Err(RecvTimeoutError::Disconnected) => break,
+                    }
+                }
+            })?;
+        Ok(TailerHandle {
+            tx: Some(tx),
+            thread: Some(thread),
+        })
+    }
+}
+
+/// Controls a running tailer; dropping it stops the tailer.
+#[derive(Debug)]
+pub struct TailerHandle {
+    tx: Option<mpsc::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl TailerHandle {
+    /// Polls now instead of at the next tick (e.g. right after a publish).
+    pub fn nudge(&self) {
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(());
+        }
+    }
+
+    /// Stops the tailer and waits for its thread to finish.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        self.tx.take();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for TailerHandle {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}

@@ -1,0 +1,781 @@
+//! Unit tests of the search engine and the tailer, over an in-memory fake
+//! change log. Request-level tests live in `server/tests/search_*.rs`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::{TimeZone, Utc};
+use toolreg_core::{ExecutionKind, Format, Tier};
+
+use super::*;
+
+fn doc(name: &str, description: &str) -> SearchDoc {
+    SearchDoc {
+        name: name.into(),
+        version: "1.0.0".into(),
+        title: None,
+        description: description.into(),
+        notes: String::new(),
+        keywords: vec![],
+        license: Some("MIT".into()),
+        format: Format::Matimo,
+        execution: ExecutionKind::Http,
+        tier: Tier::Verified,
+        downloads: 0,
+        updated_at: Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap(),
+        blocked: false,
+        blocked_reason: None,
+    }
+}
+
+fn index_of(docs: &[SearchDoc]) -> SearchIndex {
+    let index = SearchIndex::in_memory().unwrap();
+    for d in docs {
+        index.upsert(d).unwrap();
+    }
+    index.commit().unwrap();
+    index
+}
+
+fn names(r: &SearchResults) -> Vec<&str> {
+    r.hits.iter().map(|h| h.name.as_str()).collect()
+}
+
+fn search(index: &SearchIndex, q: &str) -> SearchResults {
+    index.query(&SearchParams::q(q)).unwrap()
+}
+
+fn sample() -> Vec<SearchDoc> {
+    let mut slack = doc("slack-send-message", "Post a message to a Slack channel.");
+    slack.keywords = vec!["chat".into(), "slack".into()];
+    let notify = doc(
+        "notify-team",
+        "Notify your team on Slack, Teams or email when a build fails.",
+    );
+    let mut weather = doc("weather-forecast", "Five-day weather forecast for a city.");
+    weather.keywords = vec!["weather".into()];
+    weather.license = Some("Apache-2.0".into());
+    let mut calc = doc("calculator", "Evaluate arithmetic expressions.");
+    calc.keywords = vec!["math".into()];
+    calc.execution = ExecutionKind::Function;
+    calc.tier = Tier::Trusted;
+    calc.downloads = 50;
+    let mut calendar = doc("calendar-events", "List events from a calendar.");
+    calendar.downloads = 10;
+    calendar.format = Format::Mcp;
+    calendar.execution = ExecutionKind::Schema;
+    vec![slack, notify, weather, calc, calendar]
+}
+
+#[test]
+fn exact_name_words_rank_first() {
+    let index = index_of(&sample());
+    let r = search(&index, "slack");
+    assert_eq!(names(&r), ["slack-send-message", "notify-team"]);
+    assert_eq!(r.total, 2);
+    assert_eq!(r.hits[0].highlights.name, "<mark>slack</mark>-send-message");
+}
+
+#[test]
+fn exact_registry_name_wins() {
+    let mut docs = sample();
+    docs.push(doc("slack", "The plain one."));
+    let index = index_of(&docs);
+    assert_eq!(names(&search(&index, "slack"))[0], "slack");
+    assert_eq!(
+        names(&search(&index, "slack send message"))[0],
+        "slack-send-message"
+    );
+    assert_eq!(
+        names(&search(&index, "slack_send_message"))[0],
+        "slack-send-message"
+    );
+}
+
+#[test]
+fn typos_in_long_words_are_forgiven() {
+    let index = index_of(&sample());
+    assert_eq!(names(&search(&index, "forcast")), ["weather-forecast"]);
+    assert_eq!(names(&search(&index, "wether")), ["weather-forecast"]);
+    // Short words must match exactly: "mth" is not "math".
+    assert_eq!(search(&index, "mth").total, 0);
+}
+
+#[test]
+fn prefixes_match_as_you_type() {
+    let index = index_of(&sample());
+    let r = search(&index, "calc");
+    assert_eq!(names(&r), ["calculator"]);
+    assert_eq!(r.hits[0].highlights.name, "<mark>calc</mark>ulator");
+    let r = search(&index, "cal");
+    assert_eq!(names(&r), ["calculator", "calendar-events"]);
+    assert_eq!(
+        search(&index, "c").total,
+        0,
+        "one letter is not a prefix query"
+    );
+}
+
+#[test]
+fn every_word_must_match_somewhere() {
+    let index = index_of(&sample());
+    assert_eq!(
+        names(&search(&index, "slack channel")),
+        ["slack-send-message"]
+    );
+    assert_eq!(search(&index, "slack zebra").total, 0);
+}
+
+#[test]
+fn filters_combine_and_facets_count_the_matching_set() {
+    let index = index_of(&sample());
+    let all = index
+        .query(&SearchParams {
+            per_page: 1,
+            ..SearchParams::default()
+        })
+        .unwrap();
+    assert_eq!(all.total, 5);
+    assert_eq!(all.hits.len(), 1);
+    // Facets cover every match, not the page.
+    assert_eq!(all.facets.license.get("MIT"), 4);
+    assert_eq!(all.facets.license.get("Apache-2.0"), 1);
+    assert_eq!(all.facets.execution.get("http"), 3);
+    assert_eq!(all.facets.tier.get("verified"), 4);
+    assert_eq!(all.facets.keyword.get("slack"), 1);
+    assert_eq!(
+        all.facets.license.0[0],
+        ("MIT".to_string(), 4),
+        "most frequent first"
+    );
+
+    let p = SearchParams {
+        license: Some("mit".into()),
+        execution: Some(ExecutionKind::Http),
+        ..SearchParams::default()
+    };
+    let r = index.query(&p).unwrap();
+    assert_eq!(names(&r), ["notify-team", "slack-send-message"]);
+    assert_eq!(r.facets.license.0, vec![("MIT".to_string(), 2)]);
+
+    let p = SearchParams {
+        keyword: Some("math".into()),
+        tier: Some(Tier::Trusted),
+        ..SearchParams::q("calc")
+    };
+    assert_eq!(names(&index.query(&p).unwrap()), ["calculator"]);
+    let p = SearchParams {
+        keyword: Some("math".into()),
+        tier: Some(Tier::Untrusted),
+        ..SearchParams::q("calc")
+    };
+    assert_eq!(index.query(&p).unwrap().total, 0);
+    let p = SearchParams {
+        format: Some(Format::Mcp),
+        ..SearchParams::default()
+    };
+    assert_eq!(names(&index.query(&p).unwrap()), ["calendar-events"]);
+}
+
+#[test]
+fn sorts_and_pages_are_stable() {
+    let mut docs: Vec<SearchDoc> = (0..25)
+        .map(|i| {
+            let mut d = doc(
+                &format!("tool-{:02}", (i * 7) % 25),
+                "Same words in every tool.",
+            );
+            d.downloads = (i % 3) as u64;
+            d.updated_at = Utc
+                .with_ymd_and_hms(2026, 1, 1 + (i % 5) as u32, 0, 0, 0)
+                .unwrap();
+            d
+        })
+        .collect();
+    docs.reverse();
+    let index = SearchIndex::in_memory().unwrap();
+    // Several commits make several segments: ties must still break by name.
+    for chunk in docs.chunks(6) {
+        for d in chunk {
+            index.upsert(d).unwrap();
+        }
+        index.commit().unwrap();
+    }
+    let expected: Vec<String> = (0..25).map(|i| format!("tool-{i:02}")).collect();
+    for sort in [Sort::Relevance, Sort::Name] {
+        let mut seen = vec![];
+        for page in 1..=3 {
+            let p = SearchParams {
+                sort,
+                page,
+                per_page: 10,
+                ..SearchParams::q("same words")
+            };
+            let r = index.query(&p).unwrap();
+            assert_eq!(r.total, 25);
+            seen.extend(r.hits.into_iter().map(|h| h.name));
+        }
+        assert_eq!(seen, expected, "{sort:?}");
+    }
+    let p = SearchParams {
+        sort: Sort::Downloads,
+        per_page: 100,
+        ..SearchParams::default()
+    };
+    let r = index.query(&p).unwrap();
+    let keys: Vec<(u64, String)> = r
+        .hits
+        .iter()
+        .map(|h| (h.downloads, h.name.clone()))
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    assert_eq!(keys, sorted);
+    let p = SearchParams {
+        sort: Sort::Recent,
+        per_page: 100,
+        ..SearchParams::default()
+    };
+    let r = index.query(&p).unwrap();
+    let keys: Vec<_> = r
+        .hits
+        .iter()
+        .map(|h| (h.updated_at, h.name.clone()))
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    assert_eq!(keys, sorted);
+    // A page past the end is empty, not an error.
+    let p = SearchParams {
+        page: 4,
+        per_page: 10,
+        ..SearchParams::default()
+    };
+    let r = index.query(&p).unwrap();
+    assert_eq!((r.total, r.hits.len()), (25, 0));
+}
+
+#[test]
+fn snippets_mark_matches_and_escape_the_rest() {
+    let d = doc(
+        "html-cleaner",
+        "Removes <script> tags & \"quotes\" from HTML before display.",
+    );
+    let index = index_of(&[d]);
+    let r = search(&index, "script");
+    let h = &r.hits[0].highlights;
+    assert_eq!(
+        h.description,
+        "Removes &lt;<mark>script</mark>&gt; tags &amp; &quot;quotes&quot; from HTML before display."
+    );
+    let long = doc(
+        "long-text",
+        &format!(
+            "{} the needle is here. {}",
+            "Padding words. ".repeat(30),
+            "More padding. ".repeat(30)
+        ),
+    );
+    let index2 = index_of(&[long]);
+    let d = &search(&index2, "needle").hits[0].highlights.description;
+    assert!(
+        d.starts_with('…') && d.ends_with('…') && d.contains("<mark>needle</mark>"),
+        "{d}"
+    );
+    assert_eq!(h.name, "html-cleaner");
+    // No match in the description: the escaped description itself.
+    let r = search(&index, "html-cleaner");
+    assert!(r.hits[0]
+        .highlights
+        .description
+        .starts_with("Removes &lt;script&gt;"));
+    assert_eq!(
+        r.hits[0].highlights.name,
+        "<mark>html</mark>-<mark>cleaner</mark>"
+    );
+}
+
+#[test]
+fn query_syntax_is_never_an_error() {
+    let index = index_of(&sample());
+    for q in [
+        "\"unclosed",
+        "a:b:c",
+        "((",
+        "*",
+        "-",
+        "AND OR NOT",
+        "slack^2",
+        "name:slack",
+        "[1 TO 2]",
+        "  ",
+        "ünïcödé 天气",
+        "\\",
+        "<mark>",
+    ] {
+        let r = index.query(&SearchParams::q(q));
+        assert!(r.is_ok(), "{q:?}: {r:?}");
+    }
+    // Syntax characters are separators: `slack^` is the word `slack`.
+    assert_eq!(
+        names(&search(&index, "(slack^")),
+        ["slack-send-message", "notify-team"]
+    );
+}
+
+#[test]
+fn absurd_parameters_are_bad_requests() {
+    let index = index_of(&sample());
+    let bad = |p: SearchParams, param: &str| match index.query(&p) {
+        Err(SearchError::BadRequest(m)) => assert!(m.starts_with(&format!("{param}:")), "{m}"),
+        other => panic!("{param}: {other:?}"),
+    };
+    bad(
+        SearchParams {
+            page: 0,
+            ..SearchParams::default()
+        },
+        "page",
+    );
+    bad(
+        SearchParams {
+            per_page: 1000,
+            ..SearchParams::default()
+        },
+        "per_page",
+    );
+    bad(
+        SearchParams {
+            per_page: 0,
+            ..SearchParams::default()
+        },
+        "per_page",
+    );
+    bad(
+        SearchParams {
+            page: 1_000_000_000_000,
+            ..SearchParams::default()
+        },
+        "page",
+    );
+    bad(
+        SearchParams {
+            page: usize::MAX,
+            per_page: 100,
+            ..SearchParams::default()
+        },
+        "page",
+    );
+    bad(SearchParams::q("y".repeat(513)), "q");
+    bad(SearchParams::q("w ".repeat(17)), "q");
+}
+
+#[test]
+fn upsert_replaces_and_remove_removes() {
+    let index = index_of(&sample());
+    let mut d = doc("calculator", "Now a unit converter.");
+    d.version = "2.0.0".into();
+    index.upsert(&d).unwrap();
+    index.commit().unwrap();
+    assert_eq!(index.num_tools(), 5);
+    assert_eq!(search(&index, "arithmetic").total, 0);
+    let r = search(&index, "converter");
+    assert_eq!(
+        (names(&r), r.hits[0].version.as_str()),
+        (vec!["calculator"], "2.0.0")
+    );
+    index.remove("calculator").unwrap();
+    index.commit().unwrap();
+    assert_eq!(search(&index, "converter").total, 0);
+    assert_eq!(index.get("calculator").unwrap(), None);
+    assert_eq!(index.num_tools(), 4);
+}
+
+#[test]
+fn blocked_tools_are_shown_as_blocked() {
+    let mut d = doc("shell-runner", "Runs a shell command.");
+    d.blocked = true;
+    d.blocked_reason = Some("function needs trusted".into());
+    let index = index_of(&[d]);
+    let r = search(&index, "shell");
+    assert!(r.hits[0].blocked);
+    assert_eq!(
+        r.hits[0].blocked_reason.as_deref(),
+        Some("function needs trusted")
+    );
+}
+
+#[test]
+fn results_serialize_as_the_api_shape() {
+    let index = index_of(&sample());
+    let v = serde_json::to_value(search(&index, "calc")).unwrap();
+    assert_eq!(v["total"], 1);
+    assert_eq!(v["page"], 1);
+    assert_eq!(v["per_page"], 20);
+    let hit = &v["hits"][0];
+    for key in [
+        "name",
+        "version",
+        "title",
+        "description",
+        "keywords",
+        "license",
+        "format",
+        "execution",
+        "tier",
+        "downloads",
+        "updated_at",
+        "blocked",
+        "highlights",
+    ] {
+        assert!(hit.get(key).is_some(), "hit lacks {key}: {hit}");
+    }
+    assert_eq!(hit["execution"], "function");
+    assert_eq!(hit["tier"], "trusted");
+    assert_eq!(hit["format"], "matimo");
+    assert_eq!(v["facets"]["license"]["MIT"], 1);
+    assert_eq!(v["facets"]["keyword"]["math"], 1);
+}
+
+// ---- on disk ----
+
+#[test]
+fn open_creates_reopens_and_keeps_position() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("index");
+    {
+        let index = SearchIndex::open(&dir).unwrap();
+        assert_eq!(index.state(), &OpenState::Created);
+        assert!(index.needs_rebuild());
+        index.upsert(&doc("calculator", "Adds numbers.")).unwrap();
+        index.commit_at(Some(42)).unwrap();
+    }
+    let index = SearchIndex::open(&dir).unwrap();
+    assert_eq!(index.state(), &OpenState::Opened);
+    assert_eq!(index.applied_seq(), Some(42));
+    assert!(!index.needs_rebuild());
+    assert_eq!(names(&search(&index, "calculator")), ["calculator"]);
+}
+
+#[test]
+fn a_second_writer_is_refused_without_harm() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("index");
+    let first = SearchIndex::open(&dir).unwrap();
+    first.upsert(&doc("calculator", "Adds numbers.")).unwrap();
+    first.commit_at(Some(1)).unwrap();
+    assert!(SearchIndex::open(&dir).is_err());
+    assert_eq!(
+        search(&first, "calculator").total,
+        1,
+        "the index was not wiped"
+    );
+}
+
+fn corrupt_and_reopen(damage: impl Fn(&std::path::Path)) -> SearchIndex {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("index");
+    {
+        let index = SearchIndex::open(&dir).unwrap();
+        index.upsert(&doc("calculator", "Adds numbers.")).unwrap();
+        index.commit_at(Some(7)).unwrap();
+    }
+    damage(&dir);
+    let index = SearchIndex::open(&dir).unwrap();
+    assert!(
+        matches!(index.state(), OpenState::Rebuilt { .. }),
+        "{:?}",
+        index.state()
+    );
+    assert!(index.needs_rebuild());
+    assert_eq!(index.num_tools(), 0);
+    // Usable after the rebuild.
+    index.upsert(&doc("calculator", "Adds numbers.")).unwrap();
+    index.commit_at(Some(8)).unwrap();
+    assert_eq!(search(&index, "calculator").total, 1);
+    std::mem::forget(tmp);
+    index
+}
+
+#[test]
+fn garbage_meta_is_rebuilt() {
+    corrupt_and_reopen(|dir| std::fs::write(dir.join("meta.json"), b"{not json").unwrap());
+}
+
+#[test]
+fn missing_segment_files_are_rebuilt() {
+    corrupt_and_reopen(|dir| {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if name != "meta.json" && !name.starts_with('.') {
+                std::fs::remove_file(&path).unwrap();
+            }
+        }
+    });
+}
+
+#[test]
+fn truncated_segment_files_are_rebuilt() {
+    corrupt_and_reopen(|dir| {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if name != "meta.json" && !name.starts_with('.') {
+                std::fs::write(&path, b"xx").unwrap();
+            }
+        }
+    });
+}
+
+#[test]
+fn an_index_of_another_schema_version_is_rebuilt() {
+    corrupt_and_reopen(|dir| {
+        let meta = std::fs::read_to_string(dir.join("meta.json")).unwrap();
+        let meta = meta.replace("\\\"schema\\\":1", "\\\"schema\\\":999");
+        assert!(meta.contains("999"), "{meta}");
+        std::fs::write(dir.join("meta.json"), meta).unwrap();
+    });
+}
+
+// ---- the tailer ----
+
+/// An in-memory change log in which changes can be made visible late, the
+/// way a slow PostgreSQL transaction commits after a later one.
+#[derive(Default)]
+struct FakeSource {
+    state: Mutex<FakeState>,
+}
+
+#[derive(Default)]
+struct FakeState {
+    /// (change, visible)
+    log: Vec<(Change, bool)>,
+    tools: HashMap<String, SearchDoc>,
+    reads: usize,
+}
+
+impl FakeSource {
+    /// Records a change to `doc` (None: the tool is gone) and returns its seq.
+    fn change(&self, name: &str, doc: Option<SearchDoc>, visible: bool) -> i64 {
+        let mut s = self.state.lock().unwrap();
+        let seq = s.log.len() as i64 + 1;
+        s.log.push((
+            Change {
+                seq,
+                tool: name.into(),
+            },
+            visible,
+        ));
+        match doc {
+            Some(d) => s.tools.insert(name.into(), d),
+            None => s.tools.remove(name),
+        };
+        seq
+    }
+    fn publish(&self, d: SearchDoc) -> i64 {
+        self.change(&d.name.clone(), Some(d), true)
+    }
+    fn reveal(&self, seq: i64) {
+        self.state.lock().unwrap().log[seq as usize - 1].1 = true;
+    }
+}
+
+impl SearchSource for FakeSource {
+    fn changes_after(&self, seq: i64, limit: usize) -> Result<Vec<Change>> {
+        let s = self.state.lock().unwrap();
+        Ok(s.log
+            .iter()
+            .filter(|(c, v)| *v && c.seq > seq)
+            .take(limit)
+            .map(|(c, _)| c.clone())
+            .collect())
+    }
+    fn changes_at(&self, seqs: &[i64]) -> Result<Vec<Change>> {
+        let s = self.state.lock().unwrap();
+        Ok(s.log
+            .iter()
+            .filter(|(c, v)| *v && seqs.contains(&c.seq))
+            .map(|(c, _)| c.clone())
+            .collect())
+    }
+    fn latest_seq(&self) -> Result<i64> {
+        Ok(self.state.lock().unwrap().log.len() as i64)
+    }
+    fn search_doc(&self, tool_name: &str) -> Result<Option<SearchDoc>> {
+        let mut s = self.state.lock().unwrap();
+        s.reads += 1;
+        // Only what is committed is visible: a tool whose latest change is
+        // still invisible reads as before it (here: as absent if it never was).
+        let visible = s.log.iter().any(|(c, v)| *v && c.tool == tool_name);
+        Ok(if visible {
+            s.tools.get(tool_name).cloned()
+        } else {
+            None
+        })
+    }
+    fn all_tool_names(&self) -> Result<Vec<String>> {
+        let mut names: Vec<String> = self.state.lock().unwrap().tools.keys().cloned().collect();
+        names.sort();
+        Ok(names)
+    }
+}
+
+fn tailer(index: Arc<SearchIndex>, source: Arc<FakeSource>) -> Tailer {
+    Tailer::new(
+        index,
+        source,
+        TailerOptions {
+            batch: 2,
+            ..TailerOptions::default()
+        },
+    )
+}
+
+#[test]
+fn tailer_applies_publish_yank_and_block() {
+    let source = Arc::new(FakeSource::default());
+    let index = Arc::new(SearchIndex::in_memory().unwrap());
+    let mut t = tailer(index.clone(), source.clone());
+    for d in sample() {
+        source.publish(d);
+    }
+    assert_eq!(t.poll().unwrap(), 5, "batches of 2 are read until drained");
+    assert_eq!(index.num_tools(), 5);
+    assert_eq!(index.applied_seq(), Some(5));
+    // Every version yanked: the tool leaves the index.
+    source.change("calculator", None, true);
+    // Its publisher demoted: shown as blocked.
+    let mut blocked = sample().remove(0);
+    blocked.blocked = true;
+    source.publish(blocked);
+    assert_eq!(t.poll().unwrap(), 2);
+    assert_eq!(search(&index, "calculator").total, 0);
+    assert!(search(&index, "slack").hits[0].blocked);
+    assert_eq!(t.poll().unwrap(), 0, "nothing new, nothing re-read");
+}
+
+#[test]
+fn tailer_does_not_skip_a_change_that_commits_late() {
+    let source = Arc::new(FakeSource::default());
+    let index = Arc::new(SearchIndex::in_memory().unwrap());
+    let mut t = tailer(index.clone(), source.clone());
+    source.publish(doc("alpha-tool", "First."));
+    let slow = source.change(
+        "slow-tool",
+        Some(doc("slow-tool", "Committed late.")),
+        false,
+    );
+    source.publish(doc("gamma-tool", "Third."));
+    t.poll().unwrap();
+    assert_eq!(index.num_tools(), 2);
+    assert_eq!(
+        index.applied_seq(),
+        Some(slow - 1),
+        "the position stays below the gap"
+    );
+    source.reveal(slow);
+    assert_eq!(t.poll().unwrap(), 1);
+    assert_eq!(names(&search(&index, "slow")), ["slow-tool"]);
+    assert_eq!(index.applied_seq(), Some(3));
+}
+
+#[test]
+fn tailer_gives_up_on_gaps_after_the_timeout() {
+    let source = Arc::new(FakeSource::default());
+    let index = Arc::new(SearchIndex::in_memory().unwrap());
+    let opts = TailerOptions {
+        gap_timeout: Duration::from_millis(50),
+        ..TailerOptions::default()
+    };
+    let mut t = Tailer::new(index.clone(), source.clone(), opts);
+    source.publish(doc("alpha-tool", "First."));
+    source.change("rolled-back", None, false);
+    source.publish(doc("gamma-tool", "Third."));
+    t.poll().unwrap();
+    assert_eq!(index.applied_seq(), Some(1));
+    std::thread::sleep(Duration::from_millis(80));
+    t.poll().unwrap();
+    assert_eq!(index.applied_seq(), Some(3));
+}
+
+#[test]
+fn a_restarted_tailer_rereads_open_gaps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("index");
+    let source = Arc::new(FakeSource::default());
+    source.publish(doc("alpha-tool", "First."));
+    let slow = source.change(
+        "slow-tool",
+        Some(doc("slow-tool", "Committed late.")),
+        false,
+    );
+    source.publish(doc("gamma-tool", "Third."));
+    {
+        let index = Arc::new(SearchIndex::open(&dir).unwrap());
+        let mut t = tailer(index.clone(), source.clone());
+        t.reindex().unwrap();
+        t.poll().unwrap();
+        assert_eq!(index.num_tools(), 2);
+    }
+    source.reveal(slow);
+    let index = Arc::new(SearchIndex::open(&dir).unwrap());
+    assert!(!index.needs_rebuild());
+    let mut t = tailer(index.clone(), source.clone());
+    t.poll().unwrap();
+    assert_eq!(index.num_tools(), 3);
+}
+
+#[test]
+fn reindex_gives_the_same_results_as_tailing() {
+    let source = Arc::new(FakeSource::default());
+    for d in sample() {
+        source.publish(d);
+    }
+    source.change("notify-team", None, true);
+    let tailed = Arc::new(SearchIndex::in_memory().unwrap());
+    tailer(tailed.clone(), source.clone()).poll().unwrap();
+    let rebuilt = Arc::new(SearchIndex::in_memory().unwrap());
+    rebuilt
+        .upsert(&doc("stale-tool", "Not in the database."))
+        .unwrap();
+    rebuilt.commit().unwrap();
+    let n = tailer(rebuilt.clone(), source.clone()).reindex().unwrap();
+    assert_eq!(n, 4);
+    for q in ["", "slack", "cal", "forcast", "stale"] {
+        let a = serde_json::to_value(search(&tailed, q)).unwrap();
+        let b = serde_json::to_value(search(&rebuilt, q)).unwrap();
+        assert_eq!(a, b, "{q:?}");
+    }
+}
+
+#[test]
+fn a_spawned_tailer_rebuilds_then_follows() {
+    let source = Arc::new(FakeSource::default());
+    source.publish(doc("alpha-tool", "First."));
+    let index = Arc::new(SearchIndex::in_memory().unwrap());
+    let opts = TailerOptions {
+        poll_interval: Duration::from_secs(3600),
+        ..TailerOptions::default()
+    };
+    let handle = Tailer::new(index.clone(), source.clone(), opts)
+        .spawn()
+        .unwrap();
+    let wait = |n: u64| {
+        let start = std::time::Instant::now();
+        while index.num_tools() != n {
+            assert!(
+                start.elapsed() < Duration::from_secs(5),
+                "index has {} tools, want {n}",
+                index.num_tools()
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    wait(1);
+    source.publish(doc("beta-tool", "Second."));
+    handle.nudge();
+    wait(2);
+    handle.stop();
+}
