@@ -1,0 +1,299 @@
+//! Command-line arguments (clap derive). Values that can be checked here
+//! are, so that a malformed `NAME@REQ` or URL is a usage error (exit 2).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use semver::{Version, VersionReq};
+
+/// Publish, search, pin and install AI-agent tools.
+#[derive(Debug, Parser)]
+#[command(name = "toolreg", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    /// Print results (and errors) as JSON for scripts.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command takes.
+#[derive(Debug, Args, Clone, Default)]
+pub struct Global {
+    /// Registry URL (default: the project's [registry] url, then the one
+    /// stored by `toolreg login`, then http://127.0.0.1:8080).
+    #[arg(long, env = "TOOLREG_REGISTRY", global = true, value_name = "URL")]
+    pub registry: Option<String>,
+    /// API token (default: the one stored by `toolreg login` for the registry).
+    #[arg(
+        long,
+        env = "TOOLREG_TOKEN",
+        global = true,
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    pub token: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Store a token for a registry (read from --token or stdin), checked with the registry.
+    Login,
+    /// Scaffold a valid tool directory of a format.
+    Init {
+        /// Directory to create the tool in (default: the current directory).
+        path: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = FormatArg::Matimo)]
+        format: FormatArg,
+        /// Registry name of the new tool (default: from the directory name).
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// Validate a tool directory or a single definition file; every problem at once.
+    Validate {
+        /// Tool directory or definition file (default: the current directory).
+        path: Option<PathBuf>,
+    },
+    /// Pack a tool directory into a deterministic bundle and print its sha256.
+    Pack {
+        /// Tool directory (default: the current directory).
+        path: Option<PathBuf>,
+        /// Where to write the bundle (default: NAME-VERSION.tgz in the current directory).
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Validate, pack and upload a tool directory.
+    Publish {
+        /// Tool directory (default: the current directory).
+        path: Option<PathBuf>,
+        /// Validate and pack, but do not upload.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Search the registry.
+    Search {
+        /// Words to search for.
+        query: Vec<String>,
+        #[arg(long)]
+        license: Option<String>,
+        #[arg(long)]
+        keyword: Option<String>,
+        #[arg(long, value_parser = parse_kind)]
+        execution: Option<toolreg_core::ExecutionKind>,
+        #[arg(long, value_enum)]
+        format: Option<FormatArg>,
+        #[arg(long, value_parser = parse_tier)]
+        tier: Option<toolreg_core::Tier>,
+        #[arg(long, value_enum)]
+        sort: Option<SortArg>,
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+        page: u32,
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=100))]
+        per_page: u32,
+    },
+    /// Show a tool (every version) or one version.
+    Info {
+        /// NAME or NAME@VERSION.
+        #[arg(value_parser = parse_name_version_opt)]
+        spec: (String, Option<Version>),
+    },
+    /// Pin a tool: write NAME = "REQ" into toolreg.toml and the exact version into toolreg.lock.
+    Add {
+        /// NAME or NAME@REQ (default requirement: ^LATEST).
+        #[arg(value_parser = parse_name_req)]
+        spec: (String, Option<VersionReq>),
+    },
+    /// Download, verify and unpack every pinned tool into .toolreg/tools/.
+    Install {
+        /// Never change toolreg.lock; fail if it is missing or out of date.
+        #[arg(long)]
+        locked: bool,
+    },
+    /// Move pins to the newest versions their requirements allow.
+    Update {
+        /// Only this tool.
+        name: Option<String>,
+    },
+    /// Print the installed tools as one JSON tool list for an agent.
+    Export {
+        #[arg(long, value_enum, default_value_t = ExportArg::Mcp)]
+        format: ExportArg,
+    },
+    /// Split an MCP tools/list result into one tool directory per tool.
+    Import {
+        /// The tools/list JSON (a result object, a JSON-RPC response or an array of tools).
+        file: PathBuf,
+        /// Directory to create the tool directories in (default: the current directory).
+        #[arg(short, long, value_name = "DIR")]
+        output: Option<PathBuf>,
+    },
+    /// Yank a version (it stays downloadable for existing pins) or undo it.
+    Yank {
+        /// NAME@VERSION.
+        #[arg(value_parser = parse_name_version)]
+        spec: (String, Version),
+        #[arg(long)]
+        undo: bool,
+    },
+    /// List, add or remove a tool's owners.
+    Owner {
+        #[command(subcommand)]
+        action: OwnerAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OwnerAction {
+    /// List the owners of NAME.
+    List { name: String },
+    /// Make LOGIN an owner of NAME.
+    Add { name: String, login: String },
+    /// Remove LOGIN from the owners of NAME.
+    Remove { name: String, login: String },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Matimo,
+    Shinkai,
+    Mcp,
+    Prompt,
+}
+
+impl FormatArg {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FormatArg::Matimo => "matimo",
+            FormatArg::Shinkai => "shinkai",
+            FormatArg::Mcp => "mcp",
+            FormatArg::Prompt => "prompt",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportArg {
+    Mcp,
+    Openai,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SortArg {
+    Relevance,
+    Downloads,
+    Recent,
+}
+
+impl SortArg {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SortArg::Relevance => "relevance",
+            SortArg::Downloads => "downloads",
+            SortArg::Recent => "recent",
+        }
+    }
+}
+
+fn parse_kind(s: &str) -> Result<toolreg_core::ExecutionKind, String> {
+    s.parse()
+}
+
+fn parse_tier(s: &str) -> Result<toolreg_core::Tier, String> {
+    s.parse()
+}
+
+fn check_name(name: &str) -> Result<String, String> {
+    if name.is_empty() {
+        return Err("the tool name is empty".into());
+    }
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(format!(
+            "`{name}` is not a tool name (letters, digits, `-` and `_` only)"
+        ));
+    }
+    Ok(name.to_string())
+}
+
+/// `NAME` or `NAME@REQ`.
+pub fn parse_name_req(s: &str) -> Result<(String, Option<VersionReq>), String> {
+    match s.split_once('@') {
+        None => Ok((check_name(s)?, None)),
+        Some((name, req)) => {
+            let req = VersionReq::parse(req).map_err(|e| {
+                format!("`{req}` is not a SemVer requirement (like ^1.2 or =1.0.0): {e}")
+            })?;
+            Ok((check_name(name)?, Some(req)))
+        }
+    }
+}
+
+/// `NAME@VERSION` (an exact version).
+pub fn parse_name_version(s: &str) -> Result<(String, Version), String> {
+    let (name, version) = s
+        .split_once('@')
+        .ok_or_else(|| format!("`{s}` must be NAME@VERSION, like calculator@1.0.0"))?;
+    let version =
+        Version::parse(version).map_err(|e| format!("`{version}` is not a SemVer version: {e}"))?;
+    Ok((check_name(name)?, version))
+}
+
+/// `NAME` or `NAME@VERSION`.
+pub fn parse_name_version_opt(s: &str) -> Result<(String, Option<Version>), String> {
+    if s.contains('@') {
+        parse_name_version(s).map(|(n, v)| (n, Some(v)))
+    } else {
+        Ok((check_name(s)?, None))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn specs_parse_and_bad_ones_explain() {
+        assert_eq!(
+            parse_name_req("web-search").unwrap(),
+            ("web-search".into(), None)
+        );
+        assert_eq!(
+            parse_name_req("web-search@^1.2")
+                .unwrap()
+                .1
+                .unwrap()
+                .to_string(),
+            "^1.2"
+        );
+        assert!(parse_name_req("x@not-a-req")
+            .unwrap_err()
+            .contains("not a SemVer requirement"));
+        assert!(parse_name_req("bad name")
+            .unwrap_err()
+            .contains("not a tool name"));
+        assert!(parse_name_version("calc")
+            .unwrap_err()
+            .contains("NAME@VERSION"));
+        assert!(parse_name_version("calc@1.0")
+            .unwrap_err()
+            .contains("not a SemVer version"));
+        assert_eq!(
+            parse_name_version_opt("calc@1.0.0")
+                .unwrap()
+                .1
+                .unwrap()
+                .to_string(),
+            "1.0.0"
+        );
+    }
+}

@@ -1,0 +1,329 @@
+//! The registry's HTTP API as the CLI uses it (shapes in docs/api.md).
+//! Error answers become [`Error::Api`] showing the problem+json `detail`
+//! and every `errors[]` entry; network failures name the URL and the cause.
+
+use std::io::Read;
+use std::time::Duration;
+
+use reqwest::blocking::{Client as Http, RequestBuilder, Response};
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE};
+use reqwest::Method;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{ApiError, Error, FieldError, Result};
+
+/// A client for one registry, with an optional token.
+#[derive(Debug, Clone)]
+pub struct Client {
+    base: String,
+    token: Option<String>,
+    http: Http,
+}
+
+/// `GET /api/v1/resolve/{name}`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct Resolved {
+    pub name: String,
+    pub version: semver::Version,
+    pub sha256: String,
+    #[serde(default)]
+    pub size: Option<u64>,
+    #[serde(default)]
+    pub format: Option<String>,
+    pub execution: toolreg_core::ExecutionKind,
+    #[serde(default)]
+    pub download_url: Option<String>,
+}
+
+/// `POST /api/v1/tools` 201.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct Published {
+    pub name: String,
+    pub version: String,
+    pub sha256: String,
+    #[serde(default)]
+    pub size: Option<u64>,
+    #[serde(default)]
+    pub format: Option<String>,
+    #[serde(default)]
+    pub execution: Option<String>,
+    #[serde(default)]
+    pub tier: Option<String>,
+    #[serde(default)]
+    pub warnings: Vec<FieldError>,
+}
+
+/// `GET /api/v1/me`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct Me {
+    pub login: String,
+    #[serde(default)]
+    pub tier: Option<String>,
+    #[serde(default)]
+    pub admin: bool,
+}
+
+/// A downloaded bundle and the URL it came from.
+#[derive(Debug)]
+pub struct Download {
+    pub url: String,
+    pub bytes: Vec<u8>,
+}
+
+#[derive(Deserialize, Default)]
+struct ProblemBody {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    detail: Option<String>,
+    #[serde(default)]
+    errors: Vec<FieldError>,
+}
+
+/// Largest bundle the CLI will download (the server's compressed limit).
+const MAX_DOWNLOAD: u64 = 10 * 1024 * 1024;
+
+impl Client {
+    pub fn new(base: &str, token: Option<String>) -> Result<Self> {
+        let http = Http::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .timeout(Duration::from_secs(300))
+            .user_agent(concat!("toolreg/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| Error::Network {
+                url: base.to_string(),
+                reason: e.to_string(),
+            })?;
+        Ok(Client {
+            base: base.trim_end_matches('/').to_string(),
+            token,
+            http,
+        })
+    }
+
+    pub fn registry(&self) -> &str {
+        &self.base
+    }
+
+    pub fn has_token(&self) -> bool {
+        self.token.is_some()
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    fn request(&self, method: Method, path: &str, auth: bool) -> Result<(String, RequestBuilder)> {
+        let url = self.url(path);
+        let mut rb = self.http.request(method, &url);
+        if auth {
+            let token = self.token.as_ref().ok_or_else(|| Error::NoToken {
+                registry: self.base.clone(),
+            })?;
+            rb = rb.header(AUTHORIZATION, format!("Bearer {token}"));
+        }
+        Ok((url, rb))
+    }
+
+    fn send(&self, action: &str, url: &str, rb: RequestBuilder) -> Result<Response> {
+        let response = rb.send().map_err(|e| network_error(url, &e))?;
+        if response.status().is_success() {
+            Ok(response)
+        } else {
+            Err(api_error(action, url, response))
+        }
+    }
+
+    fn json<T: DeserializeOwned>(url: &str, response: Response) -> Result<T> {
+        let bytes = response.bytes().map_err(|e| network_error(url, &e))?;
+        serde_json::from_slice(&bytes).map_err(|e| Error::BadAnswer {
+            url: url.to_string(),
+            reason: e.to_string(),
+        })
+    }
+
+    /// GET a JSON document (no token needed).
+    pub fn get_json<T: DeserializeOwned>(
+        &self,
+        action: &str,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<T> {
+        let (url, rb) = self.request(Method::GET, path, false)?;
+        let rb = rb.query(query);
+        let response = self.send(action, &url, rb)?;
+        Self::json(&url, response)
+    }
+
+    pub fn me(&self) -> Result<Me> {
+        let (url, rb) = self.request(Method::GET, "/api/v1/me", true)?;
+        let response = self.send("checking the token", &url, rb)?;
+        Self::json(&url, response)
+    }
+
+    pub fn resolve(&self, name: &str, req: &semver::VersionReq) -> Result<Resolved> {
+        self.get_json(
+            &format!("resolving {name} {req}"),
+            &format!("/api/v1/resolve/{}", seg(name)),
+            &[("req", req.to_string())],
+        )
+    }
+
+    pub fn tool(&self, name: &str) -> Result<Value> {
+        self.get_json(
+            &format!("looking up {name}"),
+            &format!("/api/v1/tools/{}", seg(name)),
+            &[],
+        )
+    }
+
+    pub fn version(&self, name: &str, version: &str) -> Result<Value> {
+        self.get_json(
+            &format!("looking up {name} {version}"),
+            &format!("/api/v1/tools/{}/{}", seg(name), seg(version)),
+            &[],
+        )
+    }
+
+    pub fn search(&self, query: &[(&str, String)]) -> Result<Value> {
+        self.get_json("searching", "/api/v1/search", query)
+    }
+
+    /// Download a version's bundle. A blocked version becomes [`Error::Blocked`].
+    pub fn download(&self, name: &str, version: &str) -> Result<Download> {
+        let (url, rb) = self.request(
+            Method::GET,
+            &format!("/api/v1/tools/{}/{}/download", seg(name), seg(version)),
+            false,
+        )?;
+        let response = match self.send(&format!("downloading {name} {version}"), &url, rb) {
+            Err(Error::Api(api))
+                if api.status == 403
+                    && api.kind.as_deref().is_some_and(|k| k.ends_with("blocked")) =>
+            {
+                return Err(Error::Blocked {
+                    name: name.into(),
+                    version: version.into(),
+                    reason: api.detail,
+                })
+            }
+            other => other?,
+        };
+        let mut bytes = Vec::new();
+        response
+            .take(MAX_DOWNLOAD + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::Network {
+                url: url.clone(),
+                reason: e.to_string(),
+            })?;
+        if bytes.len() as u64 > MAX_DOWNLOAD {
+            return Err(Error::BadAnswer {
+                url,
+                reason: format!("the bundle is larger than {MAX_DOWNLOAD} bytes"),
+            });
+        }
+        Ok(Download { url, bytes })
+    }
+
+    /// Upload a bundle; `body` reads it (wrapped by a progress bar), `len` is its size.
+    pub fn publish(&self, body: impl Read + Send + 'static, len: u64) -> Result<Published> {
+        let (url, rb) = self.request(Method::POST, "/api/v1/tools", true)?;
+        let rb = rb
+            .header(CONTENT_TYPE, "application/gzip")
+            .body(reqwest::blocking::Body::sized(body, len));
+        let response = self.send("publishing", &url, rb)?;
+        Self::json(&url, response)
+    }
+
+    pub fn yank(&self, name: &str, version: &str, undo: bool) -> Result<Value> {
+        let (method, verb, action) = if undo {
+            (Method::PUT, "unyank", "un-yanking")
+        } else {
+            (Method::DELETE, "yank", "yanking")
+        };
+        let (url, rb) = self.request(
+            method,
+            &format!("/api/v1/tools/{}/{}/{verb}", seg(name), seg(version)),
+            true,
+        )?;
+        let response = self.send(&format!("{action} {name} {version}"), &url, rb)?;
+        Self::json(&url, response)
+    }
+
+    pub fn owners(&self, name: &str) -> Result<Value> {
+        self.get_json(
+            &format!("listing owners of {name}"),
+            &format!("/api/v1/tools/{}/owners", seg(name)),
+            &[],
+        )
+    }
+
+    pub fn change_owners(&self, name: &str, add: bool, logins: &[String]) -> Result<Value> {
+        let (method, action) = if add {
+            (Method::PUT, "adding owners to")
+        } else {
+            (Method::DELETE, "removing owners from")
+        };
+        let (url, rb) =
+            self.request(method, &format!("/api/v1/tools/{}/owners", seg(name)), true)?;
+        let rb = rb.json(&serde_json::json!({ "logins": logins }));
+        let response = self.send(&format!("{action} {name}"), &url, rb)?;
+        Self::json(&url, response)
+    }
+}
+
+/// A path segment, percent-encoded.
+fn seg(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes())
+        .collect::<String>()
+        .replace('+', "%20")
+}
+
+fn network_error(url: &str, e: &reqwest::Error) -> Error {
+    // reqwest's top-level message is vague; the innermost cause says why.
+    let mut reason = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        reason = s.to_string();
+        source = s.source();
+    }
+    if e.is_timeout() {
+        reason = format!("timed out ({reason})");
+    }
+    Error::Network {
+        url: url.to_string(),
+        reason,
+    }
+}
+
+fn api_error(action: &str, url: &str, response: Response) -> Error {
+    let status = response.status();
+    let text = response.text().unwrap_or_default();
+    let body: ProblemBody = serde_json::from_str(&text).unwrap_or_default();
+    let detail = body
+        .detail
+        .filter(|d| !d.trim().is_empty())
+        .or_else(|| {
+            let t = text.trim();
+            (!t.is_empty() && t.len() <= 300 && !t.starts_with('{')).then(|| t.to_string())
+        })
+        .unwrap_or_else(|| status.canonical_reason().unwrap_or("error").to_string());
+    Error::Api(Box::new(ApiError {
+        action: action.to_string(),
+        url: url.to_string(),
+        status: status.as_u16(),
+        kind: body
+            .kind
+            .map(|k| k.rsplit('/').next().unwrap_or(&k).to_string()),
+        title: body
+            .title
+            .or_else(|| status.canonical_reason().map(str::to_string)),
+        detail,
+        errors: body.errors,
+    }))
+}

@@ -1,0 +1,73 @@
+//! `toolreg add NAME[@REQ]`: resolve the tool (default requirement
+//! `^LATEST`, like `cargo add`), check it against the project's policy,
+//! write `NAME = "REQ"` under `[tools]` of toolreg.toml (created if
+//! needed, formatting kept) and the exact version + sha256 into toolreg.lock.
+
+use semver::VersionReq;
+use serde_json::json;
+
+use super::Context;
+use crate::error::{Error, Result};
+use crate::lock::Lockfile;
+use crate::output;
+use crate::pinning;
+use crate::project::Project;
+
+pub fn run(ctx: &Context, name: &str, req: Option<&VersionReq>) -> Result<i32> {
+    let mut project = match Project::load(&ctx.cwd)? {
+        Some(p) => p,
+        None => Project::new_in(&ctx.cwd),
+    };
+    let client = ctx.client(Some(&project))?;
+    let policy = project.policy()?;
+    let wanted = req.cloned().unwrap_or(VersionReq::STAR);
+    let resolved = client.resolve(name, &wanted)?;
+    // Keep an existing key spelled differently (`web_search` vs `web-search`).
+    let key = project
+        .requirements()?
+        .into_iter()
+        .map(|(k, _)| k)
+        .find(|k| toolreg_core::name::normalize(k) == toolreg_core::name::normalize(&resolved.name))
+        .unwrap_or_else(|| resolved.name.clone());
+    if let Some(policy) = &policy {
+        policy.check(&key, &resolved.version.to_string(), resolved.execution)?;
+    }
+    let req_text = match req {
+        Some(r) => r.to_string(),
+        None => format!("^{}", resolved.version),
+    };
+    let req_parsed = VersionReq::parse(&req_text).map_err(|e| Error::Usage(e.to_string()))?;
+    let mut lock = Lockfile::load(&ctx.cwd)?.unwrap_or_default();
+    let pinned = pinning::resolve(&client, &key, &req_parsed, policy.as_ref())?;
+    project.set_requirement(&key, &req_text);
+    let old = lock.upsert(pinned.clone());
+    project.save()?;
+    lock.save(&ctx.cwd)?;
+    if ctx.json {
+        output::json(&json!({
+            "name": key,
+            "requirement": req_text,
+            "version": pinned.version.to_string(),
+            "sha256": pinned.sha256,
+            "execution": pinned.execution,
+            "registry": pinned.registry,
+            "previous": old.map(|o| o.version.to_string()),
+        }));
+    } else {
+        match old {
+            Some(o) if o.version != pinned.version => {
+                println!(
+                    "updated {key} {} -> {} (\"{req_text}\")",
+                    o.version, pinned.version
+                )
+            }
+            _ => println!(
+                "added {key} = \"{req_text}\" (locked {} {})",
+                pinned.version, pinned.execution
+            ),
+        }
+        println!("sha256 {}", pinned.sha256);
+        println!("run `toolreg install` to fetch it");
+    }
+    Ok(0)
+}

@@ -1,0 +1,98 @@
+//! `toolreg install [--locked]`: bring toolreg.lock in step with
+//! toolreg.toml (never with `--locked`, which instead fails if the lock is
+//! missing or out of date), then download, verify and unpack every pinned
+//! bundle. Pins are checked against the project's policy; blocked versions
+//! are refused with the registry's reason.
+
+use serde_json::json;
+
+use super::Context;
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::install::{self, Outcome};
+use crate::lock::{self, Lockfile};
+use crate::output;
+use crate::pinning;
+use crate::project::Project;
+
+pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
+    let project = Project::require(&ctx.cwd)?;
+    let requirements = project.requirements()?;
+    let policy = project.policy()?;
+    let existing = Lockfile::load(&ctx.cwd)?;
+    let lock = if locked {
+        let lock = existing.ok_or_else(|| Error::Lock {
+            path: ctx.cwd.join(lock::FILE).display().to_string(),
+            message:
+                "missing, and --locked never creates it; run `toolreg install` without --locked"
+                    .into(),
+        })?;
+        let reasons = pinning::out_of_date(&requirements, &lock);
+        if !reasons.is_empty() {
+            return Err(Error::LockOutOfDate { reasons });
+        }
+        lock
+    } else {
+        let had_lock = existing.is_some();
+        let mut lock = existing.unwrap_or_default();
+        let client = ctx.client(Some(&project))?;
+        let changes = pinning::sync(&client, &requirements, &mut lock, policy.as_ref(), None)?;
+        for c in &changes {
+            if !ctx.json {
+                output::status(c.to_string());
+            }
+        }
+        if !changes.is_empty() || !had_lock {
+            lock.save(&ctx.cwd)?;
+        }
+        lock
+    };
+
+    let mut installed = Vec::new();
+    let mut fresh = 0;
+    for tool in lock.tools() {
+        if let Some(policy) = &policy {
+            policy.check(&tool.name, &tool.version.to_string(), tool.execution)?;
+        }
+        let token = ctx
+            .settings(Some(&project))
+            .ok()
+            .filter(|s| s.registry == tool.registry)
+            .and_then(|s| s.token);
+        let outcome = install::install(&ctx.cwd, tool, || {
+            Client::new(&tool.registry, token)?.download(&tool.name, &tool.version.to_string())
+        })?;
+        if outcome == Outcome::Installed {
+            fresh += 1;
+            if !ctx.json {
+                output::status(format!(
+                    "installed {} {} ({})",
+                    tool.name, tool.version, tool.execution
+                ));
+            }
+        }
+        installed.push(json!({
+            "name": tool.name,
+            "version": tool.version.to_string(),
+            "sha256": tool.sha256,
+            "execution": tool.execution,
+            "path": install::tool_dir(&ctx.cwd, tool).display().to_string(),
+            "installed": outcome == Outcome::Installed,
+        }));
+    }
+    if ctx.json {
+        output::json(&json!({ "tools": installed }));
+    } else if fresh == 0 {
+        println!(
+            "all {} pinned tool(s) are already installed",
+            lock.tools().len()
+        );
+    } else {
+        println!(
+            "installed {fresh} tool(s), {} already in place, in {}",
+            lock.tools().len() - fresh,
+            install::TOOLS_DIR
+        );
+    }
+    Ok(0)
+}

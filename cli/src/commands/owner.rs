@@ -1,0 +1,45 @@
+//! `toolreg owner list|add|remove NAME [LOGIN]`: a tool's owners.
+
+use serde_json::Value;
+
+use super::Context;
+use crate::args::OwnerAction;
+use crate::error::Result;
+use crate::output;
+
+pub fn run(ctx: &Context, action: OwnerAction) -> Result<i32> {
+    let client = ctx.client_here()?;
+    let (name, answer) = match action {
+        OwnerAction::List { name } => {
+            let a = client.owners(&name)?;
+            (name, a)
+        }
+        OwnerAction::Add { name, login } => {
+            let a = client.change_owners(&name, true, &[login])?;
+            (name, a)
+        }
+        OwnerAction::Remove { name, login } => {
+            let a = client.change_owners(&name, false, &[login])?;
+            (name, a)
+        }
+    };
+    if ctx.json {
+        output::json(&answer);
+        return Ok(0);
+    }
+    let rows: Vec<Vec<String>> = answer
+        .get("owners")
+        .and_then(Value::as_array)
+        .map(|o| {
+            o.iter()
+                .map(|o| {
+                    let get = |k: &str| o.get(k).and_then(Value::as_str).unwrap_or("-").to_string();
+                    vec![get("login"), get("tier")]
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    println!("owners of {name}:");
+    print!("{}", output::table(&["LOGIN", "TIER"], &rows));
+    Ok(0)
+}

@@ -1,0 +1,86 @@
+//! `toolreg publish [PATH] [--dry-run]`: validate locally (every problem
+//! with its path), pack deterministically, upload with a progress bar
+//! (hidden when stderr is not a terminal), and print name, version, sha256.
+
+use std::io::IsTerminal;
+use std::path::Path;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::json;
+
+use super::{pack, Context};
+use crate::error::Result;
+use crate::output;
+
+pub fn run(ctx: &Context, path: Option<&Path>, dry_run: bool) -> Result<i32> {
+    let dir = ctx.path(path);
+    let packed = pack::pack(&dir)?;
+    let t = &packed.loaded.tool;
+    let (name, version) = (t.registry_name.clone(), t.version.to_string());
+    if !ctx.json {
+        for w in &packed.loaded.warnings {
+            output::status(format!("warning: {w}"));
+        }
+    }
+    if dry_run {
+        if ctx.json {
+            output::json(&json!({
+                "dry_run": true, "name": name, "version": version,
+                "sha256": packed.sha256, "size": packed.bytes.len(),
+                "format": t.format, "execution": t.execution.kind,
+            }));
+        } else {
+            println!(
+                "{name} {version} is valid and packs to {} bytes",
+                packed.bytes.len()
+            );
+            println!("sha256 {}", packed.sha256);
+            println!("dry run: nothing was uploaded");
+        }
+        return Ok(0);
+    }
+    let client = ctx.client_here()?;
+    if !client.has_token() {
+        return Err(crate::error::Error::NoToken {
+            registry: client.registry().to_string(),
+        });
+    }
+    let len = packed.bytes.len() as u64;
+    let target = if std::io::stderr().is_terminal() && !ctx.json {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    };
+    let bar = ProgressBar::with_draw_target(Some(len), target);
+    if let Ok(style) =
+        ProgressStyle::with_template("uploading {msg} [{bar:30}] {bytes}/{total_bytes}")
+    {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message(format!("{name} {version}"));
+    let reader = bar.wrap_read(std::io::Cursor::new(packed.bytes.clone()));
+    let result = client.publish(reader, len);
+    bar.finish_and_clear();
+    let published = result?;
+    if ctx.json {
+        output::json(&serde_json::to_value(&published).unwrap_or_default());
+    } else {
+        for w in &published.warnings {
+            output::status(format!("warning: {w}"));
+        }
+        println!(
+            "published {} {} to {}",
+            published.name,
+            published.version,
+            client.registry()
+        );
+        println!("sha256 {}", published.sha256);
+        if published.sha256 != packed.sha256 {
+            output::status(format!(
+                "warning: the registry reports sha256 {} but the local bundle is {}",
+                published.sha256, packed.sha256
+            ));
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,229 @@
+//! The CLI's one error type. Every variant renders as one clear first line
+//! (what failed and why) plus optional detail lines, and maps to an exit
+//! code: 1 for failures, 2 for usage mistakes.
+
+use std::fmt;
+
+use toolreg_core::Problem;
+
+/// One `{path, message}` entry of a problem+json `errors` list.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+pub struct FieldError {
+    #[serde(default)]
+    pub path: String,
+    #[serde(default)]
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)?;
+        } else {
+            write!(f, "{}: {}", self.path, self.message)?;
+        }
+        if let Some(fix) = &self.fix {
+            write!(f, " (fix: {fix})")?;
+        }
+        Ok(())
+    }
+}
+
+/// An error answer from the registry: the problem+json fields that matter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    /// What the CLI was doing, e.g. "publishing" or "resolving calculator ^1".
+    pub action: String,
+    pub url: String,
+    pub status: u16,
+    /// The problem `type` slug (`version-exists`, `blocked`, ...).
+    pub kind: Option<String>,
+    pub title: Option<String>,
+    pub detail: String,
+    pub errors: Vec<FieldError>,
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} failed: {} ({}{})",
+            self.action,
+            self.detail,
+            self.status,
+            title_suffix(&self.title)
+        )
+    }
+}
+
+/// Everything that can make a `toolreg` command fail.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The command line was understood by clap but its values make no sense.
+    #[error("{0}")]
+    Usage(String),
+
+    /// Reading or writing a local file failed.
+    #[error("{action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A tool definition is invalid: every problem, with its field path.
+    #[error("{what} is not a valid tool definition ({})", count(.problems.len()))]
+    Invalid {
+        what: String,
+        problems: Vec<Problem>,
+    },
+
+    /// The core library refused something (a bundle, an export, a directory).
+    #[error("{context}: {source}")]
+    Core {
+        context: String,
+        #[source]
+        source: toolreg_core::Error,
+    },
+
+    /// The registry could not be reached.
+    #[error("could not reach the registry at {url}: {reason}")]
+    Network { url: String, reason: String },
+
+    /// The registry answered with an error (problem+json or otherwise).
+    #[error("{0}")]
+    Api(Box<ApiError>),
+
+    /// A successful answer whose body is not what docs/api.md promises.
+    #[error("the registry at {url} sent an answer toolreg cannot read: {reason}")]
+    BadAnswer { url: String, reason: String },
+
+    /// The user config (credentials file) is unreadable or unwritable.
+    #[error("{0}")]
+    Config(String),
+
+    /// A command that needs a token has none.
+    #[error(
+        "no token for {registry}: run `toolreg login --registry {registry}` or set TOOLREG_TOKEN"
+    )]
+    NoToken { registry: String },
+
+    /// The agent project's toolreg.toml is missing or malformed.
+    #[error("{path}: {message}")]
+    Project { path: String, message: String },
+
+    /// toolreg.lock cannot be read.
+    #[error("{path} is corrupt: {message}")]
+    Lock { path: String, message: String },
+
+    /// toolreg.lock does not match toolreg.toml (install --locked).
+    #[error("toolreg.lock is out of date with toolreg.toml ({}); run `toolreg install` without --locked to update it", count_things(.reasons.len(), "difference"))]
+    LockOutOfDate { reasons: Vec<String> },
+
+    /// A downloaded bundle does not hash to the pinned digest.
+    #[error("sha256 mismatch for {name} {version}: toolreg.lock pins {expected}, but the bundle downloaded from {url} hashes to {actual}; nothing was installed")]
+    DigestMismatch {
+        name: String,
+        version: String,
+        expected: String,
+        actual: String,
+        url: String,
+    },
+
+    /// The registry blocks a version (its publisher's tier no longer allows its kind).
+    #[error("{name} {version} is blocked by the registry: {reason}")]
+    Blocked {
+        name: String,
+        version: String,
+        reason: String,
+    },
+
+    /// The project's `[policy] allow` forbids a tool's execution kind.
+    #[error("{name} {version} is a `{kind}` tool, which this project's policy does not allow ({location}: {line})")]
+    Policy {
+        name: String,
+        version: String,
+        kind: String,
+        location: String,
+        line: String,
+    },
+
+    /// An installed bundle does not match what the lock says.
+    #[error("{0}")]
+    Installed(String),
+}
+
+fn count(n: usize) -> String {
+    count_things(n, "problem")
+}
+
+fn count_things(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+fn title_suffix(title: &Option<String>) -> String {
+    match title {
+        Some(t) if !t.is_empty() => format!(" {t}"),
+        _ => String::new(),
+    }
+}
+
+impl Error {
+    /// Process exit code: 2 for usage mistakes, 1 for everything else.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Usage(_) => 2,
+            _ => 1,
+        }
+    }
+
+    /// Lines printed (indented) after the first line.
+    pub fn details(&self) -> Vec<String> {
+        match self {
+            Error::Invalid { problems, .. } => problems.iter().map(ToString::to_string).collect(),
+            Error::Core { source, .. } => {
+                source.problems().iter().map(ToString::to_string).collect()
+            }
+            Error::Api(api) => {
+                let mut lines: Vec<String> = api.errors.iter().map(ToString::to_string).collect();
+                lines.push(format!("url: {}", api.url));
+                lines
+            }
+            Error::LockOutOfDate { reasons } => reasons.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The error as JSON, for `--json`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::json!({
+            "error": self.to_string(),
+            "details": self.details(),
+        });
+        if let Error::Api(api) = self {
+            v["status"] = serde_json::json!(api.status);
+            v["type"] = serde_json::json!(api.kind);
+        }
+        if let Error::Invalid { problems, .. } = self {
+            v["problems"] = serde_json::json!(problems);
+        }
+        v
+    }
+
+    pub fn io(action: &'static str, path: &std::path::Path, source: std::io::Error) -> Self {
+        Error::Io {
+            action,
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,17 @@
+//! The `toolreg` command line as a library: argument definitions
+//! ([`args`]), one module per command ([`commands`]), and the pieces they
+//! share — user config, the registry client, the project's `toolreg.toml`,
+//! `toolreg.lock`, and verified installs. `main.rs` only parses and reports.
+
+pub mod args;
+pub mod client;
+pub mod commands;
+pub mod config;
+pub mod error;
+pub mod install;
+pub mod lock;
+pub mod output;
+pub mod pinning;
+pub mod project;
+
+pub use error::{Error, Result};

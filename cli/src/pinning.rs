@@ -1,0 +1,190 @@
+//! Keeping `toolreg.lock` in step with `toolreg.toml`: resolving new pins
+//! through the registry (which skips yanked and blocked versions), applying
+//! the project's `[policy]`, and listing what makes a lock out of date.
+
+use semver::VersionReq;
+
+use crate::client::Client;
+use crate::error::Result;
+use crate::lock::{LockedTool, Lockfile};
+use crate::project::ConsumerPolicy;
+
+/// Resolve `name` within `req` and check the answer against the policy.
+pub fn resolve(
+    client: &Client,
+    name: &str,
+    req: &VersionReq,
+    policy: Option<&ConsumerPolicy>,
+) -> Result<LockedTool> {
+    let r = client.resolve(name, req)?;
+    if let Some(policy) = policy {
+        policy.check(&r.name, &r.version.to_string(), r.execution)?;
+    }
+    Ok(LockedTool {
+        name: name.to_string(),
+        version: r.version,
+        sha256: r.sha256,
+        registry: client.registry().to_string(),
+        execution: r.execution,
+    })
+}
+
+/// Why `lock` does not match the requirements (empty when it is up to date).
+pub fn out_of_date(requirements: &[(String, VersionReq)], lock: &Lockfile) -> Vec<String> {
+    let mut reasons = Vec::new();
+    for (name, req) in requirements {
+        match lock.get(name) {
+            None => reasons.push(format!("{name} is in toolreg.toml but not in toolreg.lock")),
+            Some(t) if !req.matches(&t.version) => reasons.push(format!(
+                "{name}: toolreg.lock pins {}, which does not satisfy \"{req}\" in toolreg.toml",
+                t.version
+            )),
+            Some(_) => {}
+        }
+    }
+    for t in lock.tools() {
+        if !requirements.iter().any(|(n, _)| n == &t.name) {
+            reasons.push(format!(
+                "{} {} is in toolreg.lock but no longer in toolreg.toml",
+                t.name, t.version
+            ));
+        }
+    }
+    reasons
+}
+
+/// A change made to the lock, for the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    Added(LockedTool),
+    Updated { from: LockedTool, to: LockedTool },
+    Removed(LockedTool),
+}
+
+impl std::fmt::Display for Change {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Change::Added(t) => write!(f, "locking {} {}", t.name, t.version),
+            Change::Updated { from, to } if from.version == to.version => {
+                write!(f, "re-locking {} {} (digest changed)", to.name, to.version)
+            }
+            Change::Updated { from, to } => {
+                write!(f, "updating {} {} -> {}", to.name, from.version, to.version)
+            }
+            Change::Removed(t) => write!(f, "removing {} {}", t.name, t.version),
+        }
+    }
+}
+
+/// Bring `lock` in step with `requirements`: keep entries that still satisfy
+/// their requirement (unless named in `refresh`), resolve the rest, drop the
+/// ones no longer required. `refresh = Some(&[])` means "refresh everything".
+pub fn sync(
+    client: &Client,
+    requirements: &[(String, VersionReq)],
+    lock: &mut Lockfile,
+    policy: Option<&ConsumerPolicy>,
+    refresh: Option<&[String]>,
+) -> Result<Vec<Change>> {
+    let mut changes = Vec::new();
+    for (name, req) in requirements {
+        let forced = match refresh {
+            None => false,
+            Some([]) => true,
+            Some(names) => names.iter().any(|n| n == name),
+        };
+        let current = lock.get(name).cloned();
+        if let Some(t) = &current {
+            if !forced && req.matches(&t.version) {
+                continue;
+            }
+        }
+        let new = resolve(client, name, req, policy)?;
+        match current {
+            None => changes.push(Change::Added(new.clone())),
+            Some(old) if old != new => changes.push(Change::Updated {
+                from: old,
+                to: new.clone(),
+            }),
+            Some(_) => {}
+        }
+        lock.upsert(new);
+    }
+    let stale: Vec<String> = lock
+        .tools()
+        .iter()
+        .filter(|t| !requirements.iter().any(|(n, _)| n == &t.name))
+        .map(|t| t.name.clone())
+        .collect();
+    for name in stale {
+        if let Some(t) = lock.remove(&name) {
+            changes.push(Change::Removed(t));
+        }
+    }
+    Ok(changes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toolreg_core::ExecutionKind;
+
+    fn t(name: &str, v: &str) -> LockedTool {
+        LockedTool {
+            name: name.into(),
+            version: v.parse().unwrap(),
+            sha256: "0".repeat(64),
+            registry: "http://r".into(),
+            execution: ExecutionKind::Http,
+        }
+    }
+
+    #[test]
+    fn out_of_date_lists_every_difference() {
+        let mut lock = Lockfile::default();
+        lock.upsert(t("a", "1.0.0"));
+        lock.upsert(t("b", "1.0.0"));
+        lock.upsert(t("gone", "0.1.0"));
+        let reqs = vec![
+            ("a".to_string(), VersionReq::parse("^1").unwrap()),
+            ("b".to_string(), VersionReq::parse("^2").unwrap()),
+            ("new".to_string(), VersionReq::parse("*").unwrap()),
+        ];
+        let reasons = out_of_date(&reqs, &lock);
+        assert_eq!(reasons.len(), 3, "{reasons:?}");
+        assert!(reasons
+            .iter()
+            .any(|r| r.contains("b: toolreg.lock pins 1.0.0") && r.contains("^2")));
+        assert!(reasons
+            .iter()
+            .any(|r| r.contains("new is in toolreg.toml but not in toolreg.lock")));
+        assert!(reasons
+            .iter()
+            .any(|r| r.contains("gone 0.1.0 is in toolreg.lock but no longer")));
+        assert!(out_of_date(&reqs[..1], &{
+            let mut l = Lockfile::default();
+            l.upsert(t("a", "1.4.0"));
+            l
+        })
+        .is_empty());
+    }
+
+    #[test]
+    fn sync_without_network_keeps_satisfied_pins_and_drops_stale_ones() {
+        // Nothing needs resolving, so the (unreachable) registry is never asked.
+        let client = Client::new("http://127.0.0.1:9", None).unwrap();
+        let mut lock = Lockfile::default();
+        lock.upsert(t("a", "1.0.0"));
+        lock.upsert(t("gone", "0.1.0"));
+        let reqs = vec![("a".to_string(), VersionReq::parse("^1").unwrap())];
+        let changes = sync(&client, &reqs, &mut lock, None, None).unwrap();
+        assert_eq!(changes, vec![Change::Removed(t("gone", "0.1.0"))]);
+        assert_eq!(lock.tools().len(), 1);
+        // A requirement the pin no longer satisfies must be resolved: that fails with the URL.
+        let reqs = vec![("a".to_string(), VersionReq::parse("^2").unwrap())];
+        let err = sync(&client, &reqs, &mut lock, None, None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("127.0.0.1:9"), "{err}");
+    }
+}
