@@ -1,0 +1,150 @@
+//! What the web index reads: the [`Catalog`] trait (search, tool summary,
+//! version detail) and the plain data it answers with. The pages are built
+//! from these structs only, so the templates never see the store's rows or
+//! the search index's types; the store-backed implementation lives in
+//! `web::store_catalog`.
+
+use toolreg_core::policy::{ExecutionKind, Tier};
+use toolreg_core::{Format, Tool};
+
+use crate::error::AppResult;
+
+/// How search results are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sort {
+    #[default]
+    Relevance,
+    Downloads,
+    Recent,
+}
+
+impl Sort {
+    pub const ALL: [Sort; 3] = [Sort::Relevance, Sort::Downloads, Sort::Recent];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Sort::Relevance => "relevance",
+            Sort::Downloads => "downloads",
+            Sort::Recent => "recent",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Sort::Relevance => "Best match",
+            Sort::Downloads => "Most downloaded",
+            Sort::Recent => "Recently updated",
+        }
+    }
+}
+
+/// A search as the home page's form asks for it (already validated).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SearchQuery {
+    pub q: String,
+    pub keyword: Option<String>,
+    pub license: Option<String>,
+    pub format: Option<Format>,
+    pub execution: Option<ExecutionKind>,
+    pub tier: Option<Tier>,
+    pub sort: Sort,
+    /// 1-based.
+    pub page: u32,
+    pub per_page: u32,
+}
+
+/// One search hit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub name: String,
+    pub version: String,
+    pub title: Option<String>,
+    pub description: String,
+    pub license: Option<String>,
+    pub format: Format,
+    pub execution: ExecutionKind,
+    pub tier: Tier,
+    pub downloads: u64,
+    pub blocked: bool,
+    /// The search module's highlighted name: text HTML-escaped, matches in `<mark>`.
+    pub name_highlight: Option<String>,
+    /// The search module's highlighted description snippet, same form.
+    pub description_highlight: Option<String>,
+}
+
+/// Facet counts: `(value, count)` pairs, in the order to show them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Facets {
+    pub license: Vec<(String, u64)>,
+    pub keyword: Vec<(String, u64)>,
+    pub execution: Vec<(String, u64)>,
+    pub tier: Vec<(String, u64)>,
+    pub format: Vec<(String, u64)>,
+}
+
+/// One page of search results.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SearchPage {
+    pub total: u64,
+    pub hits: Vec<Hit>,
+    pub facets: Facets,
+}
+
+/// A publisher (owner or the publisher of a version) and their tier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Publisher {
+    pub login: String,
+    pub tier: Tier,
+}
+
+/// One row of a tool's versions table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionRow {
+    pub version: semver::Version,
+    pub sha256: String,
+    pub size: u64,
+    pub yanked: bool,
+    pub blocked: bool,
+    pub blocked_reason: Option<String>,
+    pub execution: ExecutionKind,
+    pub format: Format,
+    /// RFC 3339.
+    pub published_at: String,
+    pub publisher: String,
+    pub downloads: u64,
+}
+
+/// A tool and every version of it, newest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolSummary {
+    pub name: String,
+    pub downloads: u64,
+    pub owners: Vec<Publisher>,
+    /// Sorted by SemVer, newest first.
+    pub versions: Vec<VersionRow>,
+    /// The version the summary shows: highest neither yanked nor blocked, else the highest.
+    pub latest_version: String,
+}
+
+/// One version in full: the canonical manifest, the original definition, the README.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VersionDetail {
+    pub row: VersionRow,
+    pub publisher: Publisher,
+    /// The canonical model; `manifest.original` holds the original definition bytes.
+    pub manifest: Tool,
+    pub readme: Option<String>,
+}
+
+/// Where the web pages get their data. Implementations are synchronous (the
+/// handlers call them on the blocking pool).
+pub trait Catalog: Send + Sync + 'static {
+    /// One page of results for `query`.
+    fn search(&self, query: &SearchQuery) -> AppResult<SearchPage>;
+    /// The tool named `name` (normalized lookup), or `None`.
+    fn tool(&self, name: &str) -> AppResult<Option<ToolSummary>>;
+    /// One version of a tool, or `None` if the tool or the version is unknown.
+    fn version(&self, name: &str, version: &semver::Version) -> AppResult<Option<VersionDetail>>;
+    /// The lowest publisher tier the server's policy allows to publish `kind`.
+    fn required_tier(&self, kind: ExecutionKind) -> Tier;
+}

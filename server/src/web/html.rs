@@ -1,0 +1,144 @@
+//! The only HTML the web pages pass through unescaped, and how it is made
+//! safe: READMEs rendered from Markdown with pulldown-cmark and sanitized with
+//! ammonia, and search highlights re-sanitized so that nothing but `<mark>`
+//! survives. [`SafeHtml`] can only be built by these functions; templates
+//! print it as is and escape everything else.
+
+use std::fmt;
+use std::sync::LazyLock;
+
+use ammonia::Builder;
+use pulldown_cmark::{html, Options, Parser};
+
+/// HTML that went through one of this module's sanitizers.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SafeHtml(String);
+
+impl SafeHtml {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Display for SafeHtml {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl askama::filters::HtmlSafe for SafeHtml {}
+
+/// Escape text for HTML (element content and quoted attribute values).
+pub fn escape(text: &str) -> SafeHtml {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#x27;"),
+            c => out.push(c),
+        }
+    }
+    SafeHtml(out)
+}
+
+static HIGHLIGHT: LazyLock<Builder<'static>> = LazyLock::new(|| {
+    let mut b = Builder::empty();
+    b.add_tags(["mark"]);
+    b
+});
+
+/// A search highlight (text HTML-escaped, matches wrapped in `<mark>`), kept
+/// only as `<mark>` and text. Whatever else it holds (a tag the search module
+/// forgot to escape, attributes on `<mark>`) is dropped, not trusted.
+pub fn highlight(snippet: &str) -> SafeHtml {
+    SafeHtml(HIGHLIGHT.clean(snippet).to_string())
+}
+
+static README: LazyLock<Builder<'static>> = LazyLock::new(|| {
+    let mut b = Builder::default();
+    // Links in a README open a page elsewhere: no referrer, no opener, and no
+    // ranking credit for whatever a publisher links to.
+    b.link_rel(Some("nofollow noopener noreferrer"));
+    b.url_schemes(["http", "https", "mailto"].into_iter().collect());
+    // Images only from this page's own origin or as data: URIs fit the CSP
+    // (`img-src 'self' data:`); remote ones are simply not loaded by the browser.
+    b
+});
+
+/// A README (Markdown, possibly with raw HTML in it) as sanitized HTML:
+/// no scripts, no event handler attributes, no `style`, no `javascript:` URLs.
+pub fn markdown(text: &str) -> SafeHtml {
+    let mut opts = Options::empty();
+    opts.insert(Options::ENABLE_TABLES);
+    opts.insert(Options::ENABLE_STRIKETHROUGH);
+    opts.insert(Options::ENABLE_TASKLISTS);
+    opts.insert(Options::ENABLE_FOOTNOTES);
+    let parser = Parser::new_ext(text, opts);
+    let mut raw = String::with_capacity(text.len() * 3 / 2);
+    html::push_html(&mut raw, parser);
+    SafeHtml(README.clean(&raw).to_string())
+}
+
+/// Is `url` safe to put in an `href` (absolute http or https)?
+pub fn is_web_url(url: &str) -> bool {
+    url::Url::parse(url).is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn highlight_keeps_mark_and_escaped_text() {
+        let h = highlight("<mark>calc</mark>ulator &lt;b&gt;");
+        assert_eq!(h.as_str(), "<mark>calc</mark>ulator &lt;b&gt;");
+    }
+
+    #[test]
+    fn highlight_drops_anything_but_mark() {
+        let h = highlight(
+            "<script>alert(1)</script><mark onclick=\"x()\">a</mark><img src=x onerror=alert(1)>",
+        );
+        assert!(!h.as_str().contains("<script"), "{h}");
+        assert!(!h.as_str().contains("onclick"), "{h}");
+        assert!(!h.as_str().contains("<img"), "{h}");
+        assert!(h.as_str().contains("<mark>a</mark>"), "{h}");
+    }
+
+    #[test]
+    fn readme_is_rendered_and_sanitized() {
+        let md = "# Title\n\nSome *text*.\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n[x](javascript:alert(3)) <a href=\"https://e.com\" style=\"color:red\">e</a>\n";
+        let html = markdown(md);
+        let s = html.as_str();
+        assert!(s.contains("<h1>Title</h1>"), "{s}");
+        assert!(s.contains("<em>text</em>"), "{s}");
+        assert!(!s.contains("<script"), "{s}");
+        assert!(!s.contains("onerror"), "{s}");
+        assert!(!s.contains("javascript:"), "{s}");
+        assert!(!s.contains("style="), "{s}");
+        assert!(s.contains("rel=\"nofollow noopener noreferrer\""), "{s}");
+    }
+
+    #[test]
+    fn escape_escapes_quotes_and_tags() {
+        assert_eq!(
+            escape("<a href=\"x\">'&").as_str(),
+            "&lt;a href=&quot;x&quot;&gt;&#x27;&amp;"
+        );
+    }
+
+    #[test]
+    fn only_http_urls_are_links() {
+        assert!(is_web_url("https://example.com/x"));
+        assert!(!is_web_url("javascript:alert(1)"));
+        assert!(!is_web_url("data:text/html,hi"));
+        assert!(!is_web_url("not a url"));
+    }
+}

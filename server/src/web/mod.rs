@@ -1,0 +1,41 @@
+//! The web index: server-rendered HTML pages for people (search at `/`, tool
+//! pages at `/tools/{name}[/{version}]`) and their embedded assets at
+//! `/static/`. Pages work without JavaScript; `static/app.js` only adds
+//! search-as-you-type and copy buttons. Every page is sent with a strict
+//! Content-Security-Policy, so templates carry no inline script or style.
+//!
+//! * [`catalog`]: what the pages read ([`Catalog`]), as plain data.
+//! * [`store_catalog`]: [`Catalog`] over the server's store and search index.
+//! * [`pages`]: askama templates and view models; [`html`]: the sanitizers.
+//! * [`handlers`]: the actix handlers; [`assets`]: hashed, immutable assets.
+
+pub mod assets;
+pub mod catalog;
+pub mod handlers;
+pub mod html;
+pub mod pages;
+pub mod params;
+pub mod query;
+#[cfg(test)]
+mod tests;
+
+pub use catalog::Catalog;
+
+use actix_web::web;
+
+/// Register the web index's routes for a catalog of type `C`, read from
+/// `web::Data<C>` in the app data.
+pub fn configure_with<C: Catalog>(cfg: &mut web::ServiceConfig) {
+    cfg.route("/", web::get().to(handlers::home::<C>))
+        .route("/static/{file}", web::get().to(assets::serve))
+        .service(
+            web::scope("/tools")
+                .route("/{name}", web::get().to(handlers::tool::<C>))
+                .route("/{name}/", web::get().to(handlers::tool::<C>))
+                .route(
+                    "/{name}/{version}",
+                    web::get().to(handlers::tool_version::<C>),
+                )
+                .default_service(web::to(handlers::tools_not_found)),
+        );
+}
