@@ -29,6 +29,8 @@ pub struct AppState {
     pub downloads: DownloadCounter,
     /// The OpenAPI document, rendered once.
     pub openapi_json: String,
+    /// The search index and its change-log tailer (started by `serve`).
+    pub search: crate::search::SearchService,
 }
 
 impl AppState {
@@ -41,6 +43,7 @@ impl AppState {
             metrics: Metrics::default(),
             downloads: DownloadCounter::default(),
             openapi_json,
+            search: crate::search::SearchService::default(),
         }
     }
 }
@@ -73,7 +76,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(controllers::tools::yank::yank)
         .service(controllers::tools::yank::unyank)
         .service(controllers::resolve::resolve)
-        .service(controllers::blobs::blob);
+        .service(controllers::blobs::blob)
+        .service(crate::search::route::search);
 }
 
 /// The OpenAPI 3 document covering every route registered by [`configure`].

@@ -66,6 +66,12 @@ pub enum Command {
     Verify,
     /// Delete blobs that no version references.
     Gc(GcOptions),
+    /// Rebuild the search index from the database alone (stop the server using it first).
+    Reindex {
+        /// Index directory (default `<data>/index`).
+        #[arg(long)]
+        index: Option<PathBuf>,
+    },
 }
 
 /// Options of `serve` (also accepted without the subcommand, since `serve` is the default).

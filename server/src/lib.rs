@@ -42,6 +42,7 @@ pub fn run(cli: Cli) -> ExitCode {
             }
             Command::Verify => ops::verify(&cli.store).await,
             Command::Gc(opts) => ops::gc(&cli.store, opts.min_age()).await.map(|_| ExitCode::SUCCESS),
+            Command::Reindex { index } => search::reindex_command(&cli.store, index.as_deref()),
         }
     });
     finish(result)

@@ -27,6 +27,7 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     let db = open_db(store)?;
     let blobs = BlobStore::open(&store.storage_url())?;
     let state = web::Data::new(AppState::new(db, blobs, opts.policy.clone()));
+    crate::search::start_for(&state, store)?;
     let listener = TcpListener::bind(opts.listen)
         .map_err(|e| internal(format!("cannot listen on {}: {e}", opts.listen)))?;
     let addr = listener.local_addr().map_err(|e| internal(e.to_string()))?;

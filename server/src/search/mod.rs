@@ -7,7 +7,10 @@
 //! * [`SearchQuery`] / [`SearchParams`] — the raw and the validated
 //!   `GET /api/v1/search` parameters; [`SearchResults`] — the answer.
 //! * [`SearchSource`] and [`Tailer`] — the database side's view of the change
-//!   log, and the background loop that applies it to the index.
+//!   log, and the background loop that applies it to the index;
+//!   [`StoreSource`] implements it over the registry's database.
+//! * [`SearchService`] — index + tailer as the server's shared service;
+//!   [`route`] — `GET /api/v1/search`; [`reindex`] — the subcommand.
 
 mod doc;
 mod facets;
@@ -15,13 +18,18 @@ mod index;
 mod params;
 mod query;
 mod results;
+pub mod route;
 mod schema;
+mod service;
+mod source;
 mod tailer;
 
 pub use doc::SearchDoc;
 pub use index::{OpenState, SearchIndex};
 pub use params::{SearchParams, SearchQuery, Sort, MAX_PAGE_DEPTH, MAX_PER_PAGE, MAX_QUERY_CHARS};
 pub use results::{FacetCounts, Facets, Highlights, SearchHit, SearchResults};
+pub use service::{index_dir, reindex, reindex_command, start_for, SearchService};
+pub use source::{search_doc_on, StoreSource};
 pub use tailer::{Change, SearchSource, Tailer, TailerHandle, TailerOptions};
 
 /// Everything that can go wrong in search.
@@ -42,6 +50,9 @@ pub enum SearchError {
     /// The change log source (the database) failed.
     #[error("search source: {0}")]
     Source(String),
+    /// Search is not running on this server (yet).
+    #[error("search is not available on this server right now")]
+    NotRunning,
     /// A stored document could not be decoded (an index from another build).
     #[error("search index document: {0}")]
     Corrupt(String),

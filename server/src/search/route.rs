@@ -1,0 +1,45 @@
+//! `GET /api/v1/search`: validated parameters in, one page of hits with
+//! highlights, the total and facet counts out (docs/api.md, "Search").
+//! Bad parameters are 400 problem+json naming the parameter.
+
+use actix_web::{get, web};
+
+use super::{SearchError, SearchQuery, SearchResults};
+use crate::app::AppState;
+use crate::error::{AppError, AppResult, ProblemBody};
+
+impl From<SearchError> for AppError {
+    fn from(e: SearchError) -> Self {
+        match e {
+            SearchError::BadRequest(message) => AppError::BadRequest(message),
+            other => AppError::Internal(other.to_string()),
+        }
+    }
+}
+
+/// Search tools by name, title, keywords and description, with filters,
+/// sorting, paging, facet counts and highlights.
+#[utoipa::path(tag = "search",
+    params(
+        ("q" = Option<String>, Query, description = "Free text (at most 512 characters); words of 5+ letters forgive one typo, name words match by prefix"),
+        ("keyword" = Option<String>, Query, description = "Only tools with this keyword"),
+        ("license" = Option<String>, Query, description = "Only tools with this license (case-insensitive)"),
+        ("format" = Option<String>, Query, description = "matimo, shinkai, mcp or prompt"),
+        ("execution" = Option<String>, Query, description = "function, script, command, http, prompt or schema"),
+        ("tier" = Option<String>, Query, description = "untrusted, verified or trusted (the publisher's tier)"),
+        ("sort" = Option<String>, Query, description = "relevance (default), downloads, recent or name"),
+        ("page" = Option<u64>, Query, description = "1-based page (page × per_page at most 10000)"),
+        ("per_page" = Option<u64>, Query, description = "1 to 100, default 20"),
+    ),
+    responses((status = 200, description = "One page of results", body = Object), (status = 400, body = ProblemBody)))]
+#[get("/api/v1/search")]
+pub async fn search(
+    state: web::Data<AppState>,
+    query: web::Query<SearchQuery>,
+) -> AppResult<web::Json<SearchResults>> {
+    let params = query.parse()?;
+    let results = web::block(move || state.search.query(&params))
+        .await
+        .map_err(|e| AppError::Internal(format!("search task failed: {e}")))??;
+    Ok(web::Json(results))
+}

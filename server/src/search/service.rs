@@ -1,0 +1,129 @@
+//! [`SearchService`]: the search index and its tailer as one shared service
+//! of the server (`AppState::search`), and the `reindex` subcommand.
+
+use std::path::Path;
+use std::sync::{Arc, RwLock};
+
+use super::{
+    SearchError, SearchIndex, SearchParams, SearchResults, SearchSource, Tailer, TailerHandle,
+    TailerOptions,
+};
+
+struct Running {
+    index: Arc<SearchIndex>,
+    tailer: TailerHandle,
+}
+
+/// The replica's search: not running until [`SearchService::start`].
+#[derive(Default)]
+pub struct SearchService {
+    running: RwLock<Option<Running>>,
+}
+
+impl std::fmt::Debug for SearchService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchService")
+            .field("running", &self.index().is_some())
+            .finish()
+    }
+}
+
+impl SearchService {
+    /// Opens (or rebuilds) the index in `dir` and starts tailing `source`
+    /// into it. A running service is stopped first.
+    pub fn start(&self, dir: &Path, source: Arc<dyn SearchSource>) -> Result<(), SearchError> {
+        self.stop();
+        let index = Arc::new(SearchIndex::open(dir)?);
+        match index.state() {
+            super::OpenState::Rebuilt { reason } => {
+                tracing::warn!(dir = %dir.display(), %reason, "search index was unreadable; rebuilding it from the database")
+            }
+            super::OpenState::Created => {
+                tracing::info!(dir = %dir.display(), "no search index yet; building it from the database")
+            }
+            super::OpenState::Opened => {}
+        }
+        let tailer = Tailer::new(index.clone(), source, TailerOptions::default()).spawn()?;
+        let mut running = self.running.write().unwrap_or_else(|e| e.into_inner());
+        *running = Some(Running { index, tailer });
+        Ok(())
+    }
+
+    /// Stops the tailer and closes the index (if running).
+    pub fn stop(&self) {
+        let running = self
+            .running
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(r) = running {
+            r.tailer.stop();
+            drop(r.index);
+        }
+    }
+
+    /// The index, when running.
+    pub fn index(&self) -> Option<Arc<SearchIndex>> {
+        let running = self.running.read().unwrap_or_else(|e| e.into_inner());
+        running.as_ref().map(|r| r.index.clone())
+    }
+
+    /// Asks the tailer to poll now (e.g. right after a publish or yank).
+    pub fn nudge(&self) {
+        let running = self.running.read().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = running.as_ref() {
+            r.tailer.nudge();
+        }
+    }
+
+    /// Runs a search (blocking: call off the async executor).
+    pub fn query(&self, params: &SearchParams) -> Result<SearchResults, SearchError> {
+        match self.index() {
+            Some(index) => index.query(params),
+            None => Err(SearchError::NotRunning),
+        }
+    }
+}
+
+/// Rebuilds the index in `dir` from `source` alone (the `reindex`
+/// subcommand). Fails if a running server holds the index.
+pub fn reindex(dir: &Path, source: Arc<dyn SearchSource>) -> Result<usize, SearchError> {
+    let index = Arc::new(SearchIndex::open(dir).map_err(|e| match e {
+        SearchError::Index(tantivy::TantivyError::LockFailure(..)) => SearchError::Source(format!(
+            "the search index in {} is in use by a running server; stop that server first, or rebuild into another directory with --index",
+            dir.display()
+        )),
+        other => other,
+    })?);
+    Tailer::new(index, source, TailerOptions::default()).reindex()
+}
+
+/// The index directory of a data directory: `<data>/index`.
+pub fn index_dir(store: &crate::config::StoreOptions) -> std::path::PathBuf {
+    store.data_dir.join("index")
+}
+
+/// Starts `state.search` on the database of `state`, in `<data>/index`.
+pub fn start_for(
+    state: &crate::app::AppState,
+    store: &crate::config::StoreOptions,
+) -> crate::error::AppResult<()> {
+    let source = Arc::new(super::StoreSource::new(state.db.clone()));
+    state.search.start(&index_dir(store), source)?;
+    Ok(())
+}
+
+/// `toolreg-server reindex [--index DIR]`: rebuild from the database alone,
+/// print how many tools were indexed.
+pub fn reindex_command(
+    store: &crate::config::StoreOptions,
+    index: Option<&Path>,
+) -> crate::error::AppResult<std::process::ExitCode> {
+    let db = crate::ops::open_db(store)?;
+    let dir = index
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| index_dir(store));
+    let n = reindex(&dir, Arc::new(super::StoreSource::new(db)))?;
+    println!("reindexed {n} tools into {}", dir.display());
+    Ok(std::process::ExitCode::SUCCESS)
+}

@@ -1,0 +1,286 @@
+//! [`StoreSource`]: the [`SearchSource`] over the registry's database — the
+//! `changes` table as the change log, and per tool the latest version that is
+//! not yanked (preferring one that is not blocked) as its [`SearchDoc`].
+
+use chrono::{DateTime, Utc};
+use diesel::dsl::max;
+use diesel::prelude::*;
+use serde_json::Value;
+use toolreg_core::{ExecutionKind, Format, Tier};
+
+use super::{Change, SearchDoc, SearchError, SearchSource};
+use crate::db::{Db, DbConnection};
+use crate::models::version::semver_desc;
+use crate::models::ToolRow;
+use crate::schema::{changes, tools, versions};
+
+/// Longest README excerpt indexed as usage notes, in bytes.
+const MAX_NOTES: usize = 8 * 1024;
+
+/// The database as a search source.
+#[derive(Clone)]
+pub struct StoreSource {
+    db: Db,
+}
+
+impl StoreSource {
+    pub fn new(db: Db) -> Self {
+        StoreSource { db }
+    }
+
+    fn conn(&self) -> Result<crate::db::PooledConn, SearchError> {
+        self.db.conn().map_err(source_error)
+    }
+}
+
+fn source_error(e: impl std::fmt::Display) -> SearchError {
+    SearchError::Source(e.to_string())
+}
+
+/// The version fields needed to choose which version represents the tool.
+#[derive(Debug, Queryable)]
+struct Candidate {
+    id: i64,
+    version: String,
+    yanked: bool,
+    blocked: bool,
+}
+
+/// The chosen version's indexed fields.
+#[derive(Debug, Queryable)]
+struct Chosen {
+    version: String,
+    format: String,
+    execution: String,
+    manifest: String,
+    readme: Option<String>,
+    publisher_tier: String,
+    blocked: bool,
+    blocked_reason: Option<String>,
+}
+
+/// The version a tool is listed under: the highest SemVer that is neither
+/// yanked nor blocked, else the highest that is not yanked (shown as
+/// blocked); `None` when every version is yanked.
+fn choose(mut candidates: Vec<Candidate>) -> Option<i64> {
+    candidates.retain(|c| !c.yanked);
+    candidates.sort_by(|a, b| semver_desc(&a.version, &b.version));
+    candidates
+        .iter()
+        .find(|c| !c.blocked)
+        .or(candidates.first())
+        .map(|c| c.id)
+}
+
+fn clip_bytes(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// Builds the document of `tool` from its chosen version. The manifest is
+/// the canonical `toolreg_core::Tool` as JSON; fields are read leniently so
+/// that one odd row can't stop the index from being built.
+fn build_doc(tool: &ToolRow, v: Chosen) -> SearchDoc {
+    let manifest: Value = serde_json::from_str(&v.manifest).unwrap_or(Value::Null);
+    let text = |key: &str| {
+        manifest
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let keywords = manifest
+        .get("keywords")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    SearchDoc {
+        name: tool.name.clone(),
+        version: v.version,
+        title: text("title"),
+        description: text("description").unwrap_or_default(),
+        notes: v
+            .readme
+            .as_deref()
+            .map(|r| clip_bytes(r, MAX_NOTES).to_string())
+            .unwrap_or_default(),
+        keywords,
+        license: text("license"),
+        format: v.format.parse().unwrap_or(Format::Matimo),
+        execution: v.execution.parse().unwrap_or(ExecutionKind::Function),
+        tier: v.publisher_tier.parse().unwrap_or(Tier::Untrusted),
+        downloads: u64::try_from(tool.downloads).unwrap_or(0),
+        updated_at: DateTime::<Utc>::from_naive_utc_and_offset(tool.updated_at, Utc),
+        blocked: v.blocked,
+        blocked_reason: v.blocked_reason,
+    }
+}
+
+/// The search document of the tool named `name` (canonical or not), read on `conn`.
+pub fn search_doc_on(
+    conn: &mut DbConnection,
+    name: &str,
+) -> Result<Option<SearchDoc>, SearchError> {
+    let Some(tool) = ToolRow::by_name(conn, name).map_err(source_error)? else {
+        return Ok(None);
+    };
+    let candidates: Vec<Candidate> = versions::table
+        .filter(versions::tool_id.eq(tool.id))
+        .select((
+            versions::id,
+            versions::version,
+            versions::yanked,
+            versions::blocked,
+        ))
+        .load(conn)
+        .map_err(source_error)?;
+    let Some(id) = choose(candidates) else {
+        return Ok(None);
+    };
+    let chosen: Chosen = versions::table
+        .find(id)
+        .select((
+            versions::version,
+            versions::format,
+            versions::execution,
+            versions::manifest,
+            versions::readme,
+            versions::publisher_tier,
+            versions::blocked,
+            versions::blocked_reason,
+        ))
+        .first(conn)
+        .map_err(source_error)?;
+    Ok(Some(build_doc(&tool, chosen)))
+}
+
+impl SearchSource for StoreSource {
+    fn changes_after(&self, seq: i64, limit: usize) -> Result<Vec<Change>, SearchError> {
+        let mut conn = self.conn()?;
+        let rows: Vec<(i64, String)> = changes::table
+            .filter(changes::seq.gt(seq))
+            .order(changes::seq.asc())
+            .limit(i64::try_from(limit).unwrap_or(i64::MAX))
+            .select((changes::seq, changes::tool_name))
+            .load(&mut *conn)
+            .map_err(source_error)?;
+        Ok(rows
+            .into_iter()
+            .map(|(seq, tool)| Change { seq, tool })
+            .collect())
+    }
+
+    fn changes_at(&self, seqs: &[i64]) -> Result<Vec<Change>, SearchError> {
+        if seqs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.conn()?;
+        let mut out = Vec::new();
+        // Chunked: SQLite limits the number of bound parameters.
+        for chunk in seqs.chunks(500) {
+            let rows: Vec<(i64, String)> = changes::table
+                .filter(changes::seq.eq_any(chunk))
+                .order(changes::seq.asc())
+                .select((changes::seq, changes::tool_name))
+                .load(&mut *conn)
+                .map_err(source_error)?;
+            out.extend(rows.into_iter().map(|(seq, tool)| Change { seq, tool }));
+        }
+        Ok(out)
+    }
+
+    fn latest_seq(&self) -> Result<i64, SearchError> {
+        let mut conn = self.conn()?;
+        let seq: Option<i64> = changes::table
+            .select(max(changes::seq))
+            .first(&mut *conn)
+            .map_err(source_error)?;
+        Ok(seq.unwrap_or(0))
+    }
+
+    fn search_doc(&self, tool_name: &str) -> Result<Option<SearchDoc>, SearchError> {
+        let mut conn = self.conn()?;
+        search_doc_on(&mut conn, tool_name)
+    }
+
+    fn all_tool_names(&self) -> Result<Vec<String>, SearchError> {
+        let mut conn = self.conn()?;
+        tools::table
+            .order(tools::name.asc())
+            .select(tools::name)
+            .load(&mut *conn)
+            .map_err(source_error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(id: i64, version: &str, yanked: bool, blocked: bool) -> Candidate {
+        Candidate {
+            id,
+            version: version.into(),
+            yanked,
+            blocked,
+        }
+    }
+
+    #[test]
+    fn the_listed_version_skips_yanked_and_prefers_unblocked() {
+        assert_eq!(
+            choose(vec![
+                c(1, "1.0.0", false, false),
+                c(2, "2.0.0", false, false)
+            ]),
+            Some(2)
+        );
+        assert_eq!(
+            choose(vec![
+                c(1, "1.0.0", false, false),
+                c(2, "2.0.0", true, false)
+            ]),
+            Some(1)
+        );
+        assert_eq!(
+            choose(vec![
+                c(1, "1.0.0", false, false),
+                c(2, "2.0.0", false, true)
+            ]),
+            Some(1)
+        );
+        assert_eq!(
+            choose(vec![c(1, "1.0.0", false, true), c(2, "2.0.0", false, true)]),
+            Some(2)
+        );
+        assert_eq!(
+            choose(vec![c(1, "1.0.0", true, false), c(2, "2.0.0", true, true)]),
+            None
+        );
+        assert_eq!(
+            choose(vec![
+                c(1, "1.10.0", false, false),
+                c(2, "1.9.0", false, false)
+            ]),
+            Some(1)
+        );
+        assert_eq!(choose(vec![]), None);
+    }
+
+    #[test]
+    fn readme_notes_are_clipped_on_a_char_boundary() {
+        let s = "é".repeat(10);
+        assert_eq!(clip_bytes(&s, 5), "éé");
+        assert_eq!(clip_bytes("abc", 5), "abc");
+    }
+}
