@@ -59,7 +59,7 @@ pub struct TailerOptions {
 impl Default for TailerOptions {
     fn default() -> Self {
         TailerOptions {
-            poll_interval: Duration::from_millis(200),
+            poll_interval: Duration::from_millis(100),
             gap_timeout: Duration::from_secs(30),
             batch: 1000,
             max_gaps: 1000,
