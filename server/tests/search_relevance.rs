@@ -217,6 +217,7 @@ fn relevance_suite() {
     let (mut docs, have_shared) = corpus();
     let corpus_count = docs.len();
     assert!(corpus_count >= 18, "only {corpus_count} corpus tools loaded");
+    println!("corpus tools: {}", docs.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(" "));
     docs.extend(synthetic_tools());
     let index = SearchIndex::in_memory().expect("index");
     for d in &docs {
