@@ -71,6 +71,14 @@
   }
 
   // ---- copy buttons ------------------------------------------------------
+  var selectText = function (el) {
+    if (el.select) { el.select(); return; }
+    var range = document.createRange();
+    range.selectNodeContents(el);
+    var sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+  };
   var buttons = document.querySelectorAll("button[data-copy]");
   Array.prototype.forEach.call(buttons, function (button) {
     var source = document.getElementById(button.getAttribute("data-copy"));
@@ -78,17 +86,17 @@
     if (!source) return;
     button.hidden = false;
     button.addEventListener("click", function () {
-      var text = source.value !== undefined ? source.value : source.textContent;
+      var text = (source.value !== undefined ? source.value : source.textContent).trim();
       var done = function (ok) {
         if (status) status.textContent = ok ? "Copied to the clipboard." : "Copy failed: select the text and copy it.";
       };
       if (navigator.clipboard && navigator.clipboard.writeText) {
         navigator.clipboard.writeText(text).then(function () { done(true); }, function () {
-          if (source.select) source.select();
+          selectText(source);
           done(false);
         });
       } else {
-        if (source.select) source.select();
+        selectText(source);
         var ok = false;
         try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
         done(ok);
@@ -96,9 +104,4 @@
     });
   });
 
-  // Selecting the whole snippet on focus makes the no-clipboard path one keystroke.
-  var pins = document.querySelectorAll("input[data-select-on-focus]");
-  Array.prototype.forEach.call(pins, function (input) {
-    input.addEventListener("focus", function () { input.select(); });
-  });
 })();

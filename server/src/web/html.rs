@@ -8,7 +8,7 @@ use std::fmt;
 use std::sync::LazyLock;
 
 use ammonia::Builder;
-use pulldown_cmark::{html, Options, Parser};
+use pulldown_cmark::{html, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 /// HTML that went through one of this module's sanitizers.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -80,10 +80,35 @@ pub fn markdown(text: &str) -> SafeHtml {
     opts.insert(Options::ENABLE_STRIKETHROUGH);
     opts.insert(Options::ENABLE_TASKLISTS);
     opts.insert(Options::ENABLE_FOOTNOTES);
-    let parser = Parser::new_ext(text, opts);
+    // The README sits under the page's h1 and its own h2, so its headings
+    // move down two levels (h1 -> h3, ...) to keep the page's outline in order.
+    let parser = Parser::new_ext(text, opts).map(|event| match event {
+        Event::Start(Tag::Heading {
+            level,
+            id,
+            classes,
+            attrs,
+        }) => Event::Start(Tag::Heading {
+            level: demote(level),
+            id,
+            classes,
+            attrs,
+        }),
+        Event::End(TagEnd::Heading(level)) => Event::End(TagEnd::Heading(demote(level))),
+        other => other,
+    });
     let mut raw = String::with_capacity(text.len() * 3 / 2);
     html::push_html(&mut raw, parser);
     SafeHtml(README.clean(&raw).to_string())
+}
+
+fn demote(level: HeadingLevel) -> HeadingLevel {
+    match level {
+        HeadingLevel::H1 => HeadingLevel::H3,
+        HeadingLevel::H2 => HeadingLevel::H4,
+        HeadingLevel::H3 => HeadingLevel::H5,
+        _ => HeadingLevel::H6,
+    }
 }
 
 /// Is `url` safe to put in an `href` (absolute http or https)?
@@ -117,7 +142,10 @@ mod tests {
         let md = "# Title\n\nSome *text*.\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n[x](javascript:alert(3)) <a href=\"https://e.com\" style=\"color:red\">e</a>\n";
         let html = markdown(md);
         let s = html.as_str();
-        assert!(s.contains("<h1>Title</h1>"), "{s}");
+        assert!(
+            s.contains("<h3>Title</h3>"),
+            "headings move down two levels: {s}"
+        );
         assert!(s.contains("<em>text</em>"), "{s}");
         assert!(!s.contains("<script"), "{s}");
         assert!(!s.contains("onerror"), "{s}");

@@ -16,12 +16,21 @@ pub mod html;
 pub mod pages;
 pub mod params;
 pub mod query;
+pub mod store_catalog;
 #[cfg(test)]
 mod tests;
 
 pub use catalog::Catalog;
 
 use actix_web::web;
+
+use crate::app::AppState;
+
+/// Register the web index's routes, reading the server's [`AppState`] (its
+/// store, search index and policy) as the catalog.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    configure_with::<AppState>(cfg);
+}
 
 /// Register the web index's routes for a catalog of type `C`, read from
 /// `web::Data<C>` in the app data.

@@ -42,14 +42,18 @@ pub fn parse(query_string: &str) -> AppResult<SearchQuery> {
             "format" => q.format = parse_opt::<Format>("format", value)?,
             "execution" => q.execution = parse_opt::<ExecutionKind>("execution", value)?,
             "tier" => q.tier = parse_opt::<Tier>("tier", value)?,
-            "sort" => q.sort = match value {
-                "" | "relevance" => Sort::Relevance,
-                "downloads" => Sort::Downloads,
-                "recent" => Sort::Recent,
-                other => return Err(bad_request(format!(
+            "sort" => {
+                q.sort = match value {
+                    "" | "relevance" => Sort::Relevance,
+                    "downloads" => Sort::Downloads,
+                    "recent" => Sort::Recent,
+                    other => {
+                        return Err(bad_request(format!(
                     "sort: unknown order `{other}` (expected one of relevance, downloads, recent)"
-                ))),
-            },
+                )))
+                    }
+                }
+            }
             "page" => {
                 q.page = match value {
                     "" => 1,

@@ -249,7 +249,7 @@ async fn tool_page_renders_and_sanitizes() {
     assert_page_headers(&headers);
     assert!(body.contains("toolreg add web-search@^1.2"), "{body}");
     assert!(
-        body.contains("<h1>Web search</h1>"),
+        body.contains("<h3>Web search</h3>"),
         "README not rendered: {body}"
     );
     assert!(!body.contains("<script>alert"), "{body}");
