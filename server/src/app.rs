@@ -103,6 +103,7 @@ pub fn server(
             .app_data(web::PathConfig::default().error_handler(path_error_handler))
             .configure(configure)
             .into_app()
+            .configure(crate::web::configure)
             .default_service(web::to(controllers::health::fallback))
             .wrap(from_fn(crate::metrics::track))
     })
