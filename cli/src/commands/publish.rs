@@ -65,8 +65,15 @@ pub fn run(ctx: &Context, path: Option<&Path>, dry_run: bool) -> Result<i32> {
     if ctx.json {
         output::json(&serde_json::to_value(&published).unwrap_or_default());
     } else {
+        // The registry re-validates; skip warnings already shown from the local check.
+        let local = &packed.loaded.warnings;
         for w in &published.warnings {
-            output::status(format!("warning: {w}"));
+            if !local
+                .iter()
+                .any(|l| l.path == w.path && l.message == w.message)
+            {
+                output::status(format!("warning: {w}"));
+            }
         }
         println!(
             "published {} {} to {}",
