@@ -70,6 +70,21 @@ pub fn check_schema(path: &str, schema: &Value) -> Vec<Problem> {
             format!("must be a JSON Schema object, not {}", type_name(schema)),
         )];
     }
+    // Only the built-in drafts: an unknown `$schema` would make the
+    // validator fetch that URI (a local file, with `resolve-file`), and a
+    // definition is untrusted input.
+    if let Some(uri) = schema.get("$schema") {
+        let known = schema.is_object()
+            && uri.is_string()
+            && jsonschema::Draft::default().detect(schema) != jsonschema::Draft::Unknown;
+        if !known {
+            return vec![Problem::new(
+                join(path, "$schema"),
+                format!("{uri} names no known JSON Schema draft"),
+            )
+            .with_fix("remove `$schema` (2020-12 is assumed) or name draft-07 or 2020-12")];
+        }
+    }
     let validator = match jsonschema::meta::validator_for(schema) {
         Ok(v) => v,
         Err(e) => {
@@ -80,6 +95,9 @@ pub fn check_schema(path: &str, schema: &Value) -> Vec<Problem> {
             .with_fix("remove `$schema` (2020-12 is assumed) or name draft-07 or 2020-12")]
         }
     };
+    if validator.is_valid(schema) {
+        return Vec::new();
+    }
     let mut problems: Vec<Problem> = Vec::new();
     for error in validator.iter_errors(schema) {
         let pointer = error.instance_path().as_str().to_string();
@@ -254,6 +272,13 @@ mod tests {
         assert!(problems.is_empty(), "{problems:?}");
         assert!(!check_schema("p", &json!({"required": "a"})).is_empty());
         assert!(!check_schema("p", &json!("x")).is_empty());
+        let problems = check_schema(
+            "p",
+            &json!({"$schema": "file:///etc/passwd", "type": "object"}),
+        );
+        assert_eq!(problems[0].path, "p.$schema", "{problems:?}");
+        let problems = check_schema("p", &json!({"$schema": 7, "type": "object"}));
+        assert_eq!(problems[0].path, "p.$schema", "{problems:?}");
     }
 
     #[test]

@@ -264,6 +264,9 @@ fn parameters(params: Option<&Value>, draft: &mut Draft, report: &mut Report) ->
     let mut properties = Map::new();
     let mut required = Vec::new();
     let mut extras = Map::new();
+    // Parameters whose `type` passed the checks above; their schemas are
+    // meta-validated together below (one validation, not one per parameter).
+    let mut checked: Vec<String> = Vec::new();
     for (pname, spec) in map {
         names.push(pname.clone());
         let path = format!("parameters.{pname}");
@@ -324,15 +327,26 @@ fn parameters(params: Option<&Value>, draft: &mut Draft, report: &mut Report) ->
                     .with_fix("use one of string, number, integer, boolean, array, object"),
                 )
             }
-            _ => {
-                let schema_value = Value::Object(schema.clone());
-                report.extend(validate::check_schema(&path, &schema_value));
-            }
+            _ => checked.push(pname.clone()),
         }
         if !extra.is_empty() {
             extras.insert(pname.clone(), Value::Object(extra));
         }
         properties.insert(pname.clone(), Value::Object(schema));
+    }
+    let to_check: Map<String, Value> = properties
+        .iter()
+        .filter(|(k, _)| checked.contains(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if !to_check.is_empty() {
+        let whole = serde_json::json!({ "type": "object", "properties": to_check });
+        for mut p in validate::check_schema("parameters", &whole) {
+            if let Some(rest) = p.path.strip_prefix("parameters.properties.") {
+                p.path = format!("parameters.{rest}");
+            }
+            report.error(p);
+        }
     }
     let mut schema = Map::new();
     schema.insert("type".into(), Value::String("object".into()));
