@@ -96,13 +96,13 @@ pub enum Command {
     /// Show a tool (every version) or one version.
     Info {
         /// NAME or NAME@VERSION.
-        #[arg(value_parser = parse_name_version_opt)]
+        #[arg(value_parser = parse_name_version_opt, value_name = "NAME[@VERSION]")]
         spec: (String, Option<Version>),
     },
     /// Pin a tool: write NAME = "REQ" into toolreg.toml and the exact version into toolreg.lock.
     Add {
         /// NAME or NAME@REQ (default requirement: ^LATEST).
-        #[arg(value_parser = parse_name_req)]
+        #[arg(value_parser = parse_name_req, value_name = "NAME[@REQ]")]
         spec: (String, Option<VersionReq>),
     },
     /// Download, verify and unpack every pinned tool into .toolreg/tools/.
@@ -132,7 +132,7 @@ pub enum Command {
     /// Yank a version (it stays downloadable for existing pins) or undo it.
     Yank {
         /// NAME@VERSION.
-        #[arg(value_parser = parse_name_version)]
+        #[arg(value_parser = parse_name_version, value_name = "NAME@VERSION")]
         spec: (String, Version),
         #[arg(long)]
         undo: bool,

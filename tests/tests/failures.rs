@@ -87,6 +87,23 @@ fn network_errors_name_the_url_and_the_cause() {
         .code(1);
     assert!(run.json()["error"].as_str().unwrap().contains(&closed));
 
+    // publish validates locally before it talks to the registry: every problem, no upload
+    let bad = work.path().join("bad");
+    copy_dir(&corpus_tool("mcp/github-create_issue"), &bad);
+    let run = user.run(
+        work.path(),
+        &[
+            "publish",
+            bad.to_str().unwrap(),
+            "--registry",
+            &closed,
+            "--token",
+            "trg_x",
+        ],
+    );
+    let run = run.fails_with(&["not a valid tool definition", "version"]);
+    assert!(!run.stderr.contains("could not reach"), "{}", run.stderr);
+
     // a registry URL that is not a URL is a usage error
     user.run(work.path(), &["search", "x", "--registry", "not a url"])
         .code(2);

@@ -88,6 +88,11 @@ fn login_publish_search_add_install_update_yank_install_locked_export() {
             .stdout;
         let run = user.run(work, &["publish", dir.to_str().unwrap()]).ok();
         assert!(
+            !run.stderr.contains("uploading"),
+            "no progress bar without a terminal: {}",
+            run.stderr
+        );
+        assert!(
             run.stdout.contains(&format!("published {name} 1.0.0")),
             "{}",
             run.stdout
