@@ -22,7 +22,10 @@ async fn start(backend: Backend) -> Option<TestApp> {
 
 fn start_search(app: &TestApp) {
     let source = Arc::new(StoreSource::new(app.state.db.clone()));
-    app.state.search.start(&app.data_dir().join("index"), source).expect("start search");
+    app.state
+        .search
+        .start(&app.data_dir().join("index"), source)
+        .expect("start search");
 }
 
 /// A Matimo `http` tool with its own description, keywords and license.
@@ -46,18 +49,31 @@ async fn search(app: &TestApp, query: &str) -> Value {
 }
 
 fn names(body: &Value) -> Vec<String> {
-    body["hits"].as_array().expect("hits").iter().map(|h| h["name"].as_str().unwrap_or("").to_string()).collect()
+    body["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| h["name"].as_str().unwrap_or("").to_string())
+        .collect()
 }
 
 /// Polls `search?query` until `ok` holds; panics after `within`. Returns how long it took.
-async fn eventually(app: &TestApp, query: &str, within: Duration, ok: impl Fn(&Value) -> bool) -> Duration {
+async fn eventually(
+    app: &TestApp,
+    query: &str,
+    within: Duration,
+    ok: impl Fn(&Value) -> bool,
+) -> Duration {
     let start = Instant::now();
     loop {
         let body = search(app, query).await;
         if ok(&body) {
             return start.elapsed();
         }
-        assert!(start.elapsed() < within, "search?{query} still {body:#} after {within:?}");
+        assert!(
+            start.elapsed() < within,
+            "search?{query} still {body:#} after {within:?}"
+        );
         actix_web::rt::time::sleep(Duration::from_millis(20)).await;
     }
 }
@@ -65,14 +81,40 @@ async fn eventually(app: &TestApp, query: &str, within: Duration, ok: impl Fn(&V
 async fn publish_sample(app: &TestApp) -> String {
     let token = app.user("alice", Tier::Verified).await;
     let tools = [
-        ("weather-forecast", "Five-day weather forecast for any city.", &["weather", "forecast"][..], "Apache-2.0"),
-        ("slack-send-message", "Post a message to a Slack channel.", &["chat", "slack"][..], "MIT"),
-        ("notify-team", "Notify your team on Slack or by email when a build fails.", &["chat"][..], "MIT"),
-        ("calculator", "Evaluate arithmetic <expressions> & formulas.", &["math"][..], "MIT"),
-        ("calendar-events", "List the events of a calendar.", &["calendar"][..], "BSD-3-Clause"),
+        (
+            "weather-forecast",
+            "Five-day weather forecast for any city.",
+            &["weather", "forecast"][..],
+            "Apache-2.0",
+        ),
+        (
+            "slack-send-message",
+            "Post a message to a Slack channel.",
+            &["chat", "slack"][..],
+            "MIT",
+        ),
+        (
+            "notify-team",
+            "Notify your team on Slack or by email when a build fails.",
+            &["chat"][..],
+            "MIT",
+        ),
+        (
+            "calculator",
+            "Evaluate arithmetic <expressions> & formulas.",
+            &["math"][..],
+            "MIT",
+        ),
+        (
+            "calendar-events",
+            "List the events of a calendar.",
+            &["calendar"][..],
+            "BSD-3-Clause",
+        ),
     ];
     for (name, description, keywords, license) in tools {
-        app.publish_ok(&token, tool(name, "1.0.0", description, keywords, license)).await;
+        app.publish_ok(&token, tool(name, "1.0.0", description, keywords, license))
+            .await;
     }
     eventually(app, "", Duration::from_secs(5), |b| b["total"] == 5).await;
     token
@@ -83,10 +125,16 @@ async fn query_features(app: TestApp) {
 
     let body = search(&app, "q=slack").await;
     assert_eq!(names(&body), ["slack-send-message", "notify-team"]);
-    assert_eq!(body["hits"][0]["highlights"]["name"], "<mark>slack</mark>-send-message");
+    assert_eq!(
+        body["hits"][0]["highlights"]["name"],
+        "<mark>slack</mark>-send-message"
+    );
     assert_eq!(body["total"], 2);
 
-    assert_eq!(names(&search(&app, "q=forcast").await), ["weather-forecast"]);
+    assert_eq!(
+        names(&search(&app, "q=forcast").await),
+        ["weather-forecast"]
+    );
 
     let body = search(&app, "q=calc").await;
     assert_eq!(names(&body), ["calculator"]);
@@ -99,7 +147,10 @@ async fn query_features(app: TestApp) {
     assert_eq!(hit["license"], "MIT");
     assert_eq!(hit["keywords"], serde_json::json!(["math"]));
     assert_eq!(hit["blocked"], false);
-    assert!(hit["updated_at"].as_str().is_some_and(|t| t.ends_with('Z')), "{hit}");
+    assert!(
+        hit["updated_at"].as_str().is_some_and(|t| t.ends_with('Z')),
+        "{hit}"
+    );
 
     let body = search(&app, "q=arithmetic").await;
     assert_eq!(
@@ -109,33 +160,65 @@ async fn query_features(app: TestApp) {
 
     // Filters combine; facets count every match, not just the page.
     let body = search(&app, "per_page=1").await;
-    assert_eq!((body["total"].as_u64(), body["hits"].as_array().map(Vec::len)), (Some(5), Some(1)));
+    assert_eq!(
+        (
+            body["total"].as_u64(),
+            body["hits"].as_array().map(Vec::len)
+        ),
+        (Some(5), Some(1))
+    );
     assert_eq!(body["facets"]["license"]["MIT"], 3);
     assert_eq!(body["facets"]["keyword"]["chat"], 2);
     assert_eq!(body["facets"]["execution"]["http"], 5);
     assert_eq!(body["facets"]["tier"]["verified"], 5);
-    let body = search(&app, "keyword=chat&license=mit&execution=http&tier=verified&format=matimo").await;
+    let body = search(
+        &app,
+        "keyword=chat&license=mit&execution=http&tier=verified&format=matimo",
+    )
+    .await;
     assert_eq!(names(&body), ["notify-team", "slack-send-message"]);
-    assert_eq!(search(&app, "keyword=chat&license=Apache-2.0").await["total"], 0);
+    assert_eq!(
+        search(&app, "keyword=chat&license=Apache-2.0").await["total"],
+        0
+    );
     assert_eq!(search(&app, "q=slack&tier=trusted").await["total"], 0);
 
     // Sorting and paging.
-    let all: Vec<String> = ["calculator", "calendar-events", "notify-team", "slack-send-message", "weather-forecast"]
-        .map(String::from)
-        .to_vec();
+    let all: Vec<String> = [
+        "calculator",
+        "calendar-events",
+        "notify-team",
+        "slack-send-message",
+        "weather-forecast",
+    ]
+    .map(String::from)
+    .to_vec();
     assert_eq!(names(&search(&app, "sort=name").await), all);
     let mut paged = vec![];
     for page in 1..=3 {
         let body = search(&app, &format!("sort=name&per_page=2&page={page}")).await;
-        assert_eq!((body["page"].as_u64(), body["per_page"].as_u64()), (Some(page), Some(2)));
+        assert_eq!(
+            (body["page"].as_u64(), body["per_page"].as_u64()),
+            (Some(page), Some(2))
+        );
         paged.extend(names(&body));
     }
     assert_eq!(paged, all);
-    assert_eq!(names(&search(&app, "sort=recent&per_page=1").await), ["calendar-events"]);
+    assert_eq!(
+        names(&search(&app, "sort=recent&per_page=1").await),
+        ["calendar-events"]
+    );
     assert_eq!(search(&app, "sort=downloads").await["total"], 5);
 
     // Query syntax is just text.
-    for q in ["%22unclosed", "a:b:c", "((", "*", "AND%20OR", "%3Cscript%3E"] {
+    for q in [
+        "%22unclosed",
+        "a:b:c",
+        "((",
+        "*",
+        "AND%20OR",
+        "%3Cscript%3E",
+    ] {
         search(&app, &format!("q={q}")).await;
     }
 }
@@ -157,13 +240,28 @@ async fn bad_parameters(app: TestApp) {
         let res = app.get(&format!("/api/v1/search?{query}")).await;
         let body = problem(res, 400, "bad-request").await;
         let detail = body["detail"].as_str().unwrap_or("");
-        assert!(detail.starts_with(&format!("{param}:")), "{query}: {detail}");
+        assert!(
+            detail.starts_with(&format!("{param}:")),
+            "{query}: {detail}"
+        );
     }
     let long = "x".repeat(513);
-    let body = problem(app.get(&format!("/api/v1/search?q={long}")).await, 400, "bad-request").await;
-    assert!(body["detail"].as_str().unwrap_or("").starts_with("q:"), "{body}");
+    let body = problem(
+        app.get(&format!("/api/v1/search?q={long}")).await,
+        400,
+        "bad-request",
+    )
+    .await;
+    assert!(
+        body["detail"].as_str().unwrap_or("").starts_with("q:"),
+        "{body}"
+    );
     // The limits themselves are fine.
-    search(&app, &format!("q={}&per_page=100&page=100", "x".repeat(512))).await;
+    search(
+        &app,
+        &format!("q={}&per_page=100&page=100", "x".repeat(512)),
+    )
+    .await;
 }
 
 async fn fresh_after_publish_yank_and_block(app: TestApp) {
@@ -171,17 +269,51 @@ async fn fresh_after_publish_yank_and_block(app: TestApp) {
     // Let the tailer's first (empty) rebuild finish.
     eventually(&app, "", Duration::from_secs(5), |b| b["total"] == 0).await;
 
-    app.publish_ok(&token, tool("zebra-finder", "1.0.0", "Finds zebras.", &["animals"], "MIT")).await;
-    let took = eventually(&app, "q=zebra", Duration::from_secs(1), |b| names(b) == ["zebra-finder"]).await;
+    app.publish_ok(
+        &token,
+        tool(
+            "zebra-finder",
+            "1.0.0",
+            "Finds zebras.",
+            &["animals"],
+            "MIT",
+        ),
+    )
+    .await;
+    let took = eventually(&app, "q=zebra", Duration::from_secs(1), |b| {
+        names(b) == ["zebra-finder"]
+    })
+    .await;
     eprintln!("publish visible in search after {took:?}");
 
-    app.publish_ok(&token, tool("zebra-finder", "2.0.0", "Finds zebras and okapis.", &["animals"], "MIT")).await;
-    eventually(&app, "q=okapi", Duration::from_secs(1), |b| b["hits"][0]["version"] == "2.0.0").await;
+    app.publish_ok(
+        &token,
+        tool(
+            "zebra-finder",
+            "2.0.0",
+            "Finds zebras and okapis.",
+            &["animals"],
+            "MIT",
+        ),
+    )
+    .await;
+    eventually(&app, "q=okapi", Duration::from_secs(1), |b| {
+        b["hits"][0]["version"] == "2.0.0"
+    })
+    .await;
 
     // Yanking the newest version lists the previous one; yanking every version removes the tool.
-    let yank = |v: &str| app.client.delete(app.api(&format!("/api/v1/tools/zebra-finder/{v}/yank"))).bearer_auth(&token).send();
+    let yank = |v: &str| {
+        app.client
+            .delete(app.api(&format!("/api/v1/tools/zebra-finder/{v}/yank")))
+            .bearer_auth(&token)
+            .send()
+    };
     assert_eq!(yank("2.0.0").await.expect("yank").status(), 200);
-    eventually(&app, "q=zebra", Duration::from_secs(1), |b| b["hits"][0]["version"] == "1.0.0").await;
+    eventually(&app, "q=zebra", Duration::from_secs(1), |b| {
+        b["hits"][0]["version"] == "1.0.0"
+    })
+    .await;
     assert_eq!(yank("1.0.0").await.expect("yank").status(), 200);
     let took = eventually(&app, "q=zebra", Duration::from_secs(1), |b| b["total"] == 0).await;
     eprintln!("yank visible in search after {took:?}");
@@ -193,7 +325,10 @@ async fn fresh_after_publish_yank_and_block(app: TestApp) {
         .await
         .expect("unyank");
     assert_eq!(unyank.status(), 200);
-    eventually(&app, "q=zebra", Duration::from_secs(1), |b| b["hits"][0]["version"] == "1.0.0").await;
+    eventually(&app, "q=zebra", Duration::from_secs(1), |b| {
+        b["hits"][0]["version"] == "1.0.0"
+    })
+    .await;
 
     // A block (as a tier demotion writes it: the flag plus a change-log row).
     use diesel::prelude::*;
@@ -206,7 +341,10 @@ async fn fresh_after_publish_yank_and_block(app: TestApp) {
             let tool = ToolRow::require(conn, "zebra-finder")?;
             let v = VersionRow::require(conn, tool.id, &tool.name, "1.0.0")?;
             diesel::update(versions::table.find(v.id))
-                .set((versions::blocked.eq(true), versions::blocked_reason.eq(Some("publisher demoted"))))
+                .set((
+                    versions::blocked.eq(true),
+                    versions::blocked_reason.eq(Some("publisher demoted")),
+                ))
                 .execute(conn)?;
             Change::record(conn, tool.id, &tool.name, "1.0.0", ChangeKind::Block)
         })
@@ -219,7 +357,16 @@ async fn fresh_after_publish_yank_and_block(app: TestApp) {
 }
 
 /// Every query's answer, to compare two indexes.
-const PROBES: [&str; 8] = ["", "q=slack", "q=cal", "q=forcast", "keyword=chat", "sort=name&per_page=2&page=2", "license=MIT&sort=recent", "q=message%20slack"];
+const PROBES: [&str; 8] = [
+    "",
+    "q=slack",
+    "q=cal",
+    "q=forcast",
+    "keyword=chat",
+    "sort=name&per_page=2&page=2",
+    "license=MIT&sort=recent",
+    "q=message%20slack",
+];
 
 async fn probe_all(app: &TestApp) -> Vec<Value> {
     let mut out = vec![];
@@ -235,22 +382,37 @@ async fn rebuild(app: TestApp) {
 
     // `reindex` from the database alone into another directory gives the same answers.
     let rebuilt_dir = app.data_dir().join("rebuilt-index");
-    let out = app.binary(&["reindex", "--index", rebuilt_dir.to_str().expect("utf-8 path")]);
-    assert!(out.status.success(), "reindex failed: {}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("reindexed 5 tools"), "{out:?}");
+    let out = app.binary(&[
+        "reindex",
+        "--index",
+        rebuilt_dir.to_str().expect("utf-8 path"),
+    ]);
+    assert!(
+        out.status.success(),
+        "reindex failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("reindexed 5 tools"),
+        "{out:?}"
+    );
     {
         let rebuilt = SearchIndex::open(&rebuilt_dir).expect("open the rebuilt index");
         for (q, expected) in PROBES.iter().zip(&before) {
-            let raw: toolreg_server::search::SearchQuery =
-                serde_urlencoded_like(q);
-            let got = serde_json::to_value(rebuilt.query(&raw.parse().expect("params")).expect("query")).expect("json");
+            let raw: toolreg_server::search::SearchQuery = serde_urlencoded_like(q);
+            let got =
+                serde_json::to_value(rebuilt.query(&raw.parse().expect("params")).expect("query"))
+                    .expect("json");
             assert_eq!(&got, expected, "{q}");
         }
     }
     // `reindex` refuses an index a running server holds, and leaves it alone.
     let out = app.binary(&["reindex"]);
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("in use by a running server"), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("in use by a running server"),
+        "{out:?}"
+    );
     assert_eq!(probe_all(&app).await, before);
 
     // A corrupt index directory is rebuilt at start.
@@ -299,12 +461,19 @@ fn serde_urlencoded_like(q: &str) -> toolreg_server::search::SearchQuery {
 /// Search without a started index is an error answer, never a crash.
 #[actix_web::test]
 async fn search_before_the_index_starts_is_a_problem_answer() {
-    let Some(app) = TestApp::start(Backend::Sqlite).await else { return };
+    let Some(app) = TestApp::start(Backend::Sqlite).await else {
+        return;
+    };
     let (status, body) = json(app.get("/api/v1/search?q=x").await).await;
     assert_eq!(status, 500, "{body}");
     assert_eq!(body["type"], "https://toolreg.dev/problems/internal");
     // Parameters are still checked first.
-    problem(app.get("/api/v1/search?per_page=0").await, 400, "bad-request").await;
+    problem(
+        app.get("/api/v1/search?per_page=0").await,
+        400,
+        "bad-request",
+    )
+    .await;
     let _ = SearchParams::default();
 }
 
@@ -327,4 +496,9 @@ macro_rules! search_tests {
     )*};
 }
 
-search_tests!(query_features, bad_parameters, fresh_after_publish_yank_and_block, rebuild);
+search_tests!(
+    query_features,
+    bad_parameters,
+    fresh_after_publish_yank_and_block,
+    rebuild
+);

@@ -35,8 +35,11 @@ impl TestDb {
             }
         };
         let name = format!("toolreg_replicas_{}", std::process::id());
-        let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).execute(&mut conn);
-        diesel::sql_query(format!("CREATE DATABASE {name}")).execute(&mut conn).expect("create database");
+        let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            .execute(&mut conn);
+        diesel::sql_query(format!("CREATE DATABASE {name}"))
+            .execute(&mut conn)
+            .expect("create database");
         Some(TestDb { name })
     }
 
@@ -48,7 +51,11 @@ impl TestDb {
 impl Drop for TestDb {
     fn drop(&mut self) {
         if let Ok(mut conn) = diesel::PgConnection::establish(PG_ADMIN_URL) {
-            let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name)).execute(&mut conn);
+            let _ = diesel::sql_query(format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                self.name
+            ))
+            .execute(&mut conn);
         }
     }
 }
@@ -67,7 +74,10 @@ impl Drop for Replica {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("free port")
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port")
 }
 
 fn command(data: &Path, db: &TestDb, storage: &Path) -> Command {
@@ -86,7 +96,10 @@ async fn start_replica(data: &Path, db: &TestDb, storage: &Path) -> Replica {
         .stdout(Stdio::null())
         .spawn()
         .expect("start toolreg-server");
-    let replica = Replica { child, url: format!("http://127.0.0.1:{port}") };
+    let replica = Replica {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    };
     let client = reqwest::Client::new();
     let start = Instant::now();
     loop {
@@ -95,27 +108,44 @@ async fn start_replica(data: &Path, db: &TestDb, storage: &Path) -> Replica {
                 break;
             }
         }
-        assert!(start.elapsed() < Duration::from_secs(30), "replica on port {port} did not start");
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "replica on port {port} did not start"
+        );
         actix_web::rt::time::sleep(Duration::from_millis(50)).await;
     }
     replica
 }
 
 async fn search(client: &reqwest::Client, replica: &Replica, q: &str) -> Value {
-    let res = client.get(format!("{}/api/v1/search?q={q}", replica.url)).send().await.expect("search");
+    let res = client
+        .get(format!("{}/api/v1/search?q={q}", replica.url))
+        .send()
+        .await
+        .expect("search");
     assert_eq!(res.status(), 200);
     res.json().await.expect("search JSON")
 }
 
 /// Polls replica `r` until `ok` holds; panics after `within`; returns the time taken.
-async fn eventually(client: &reqwest::Client, r: &Replica, q: &str, within: Duration, ok: impl Fn(&Value) -> bool) -> Duration {
+async fn eventually(
+    client: &reqwest::Client,
+    r: &Replica,
+    q: &str,
+    within: Duration,
+    ok: impl Fn(&Value) -> bool,
+) -> Duration {
     let start = Instant::now();
     loop {
         let body = search(client, r, q).await;
         if ok(&body) {
             return start.elapsed();
         }
-        assert!(start.elapsed() < within, "search?q={q} on {} still {body} after {within:?}", r.url);
+        assert!(
+            start.elapsed() < within,
+            "search?q={q} on {} still {body} after {within:?}",
+            r.url
+        );
         actix_web::rt::time::sleep(Duration::from_millis(20)).await;
     }
 }
@@ -131,7 +161,11 @@ async fn a_publish_on_one_replica_is_searchable_on_the_other() {
         .args(["admin", "create-user", "alice", "--tier", "verified"])
         .output()
         .expect("create-user");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let token = String::from_utf8_lossy(&out.stdout).trim().to_string();
 
     let a = start_replica(&data_a, &db, &storage).await;
@@ -147,9 +181,20 @@ async fn a_publish_on_one_replica_is_searchable_on_the_other() {
         .send()
         .await
         .expect("publish on A");
-    assert_eq!(res.status(), 201, "{}", res.text().await.unwrap_or_default());
-    let on_b = eventually(&client, &b, "replica", Duration::from_secs(2), |v| v["hits"][0]["name"] == "replica-probe").await;
-    let on_a = eventually(&client, &a, "replica", Duration::from_secs(1), |v| v["total"] == 1).await;
+    assert_eq!(
+        res.status(),
+        201,
+        "{}",
+        res.text().await.unwrap_or_default()
+    );
+    let on_b = eventually(&client, &b, "replica", Duration::from_secs(2), |v| {
+        v["hits"][0]["name"] == "replica-probe"
+    })
+    .await;
+    let on_a = eventually(&client, &a, "replica", Duration::from_secs(1), |v| {
+        v["total"] == 1
+    })
+    .await;
     eprintln!("publish on A: searchable on B after {on_b:?} (on A: {on_a:?} later)");
 
     let res = client
@@ -159,7 +204,10 @@ async fn a_publish_on_one_replica_is_searchable_on_the_other() {
         .await
         .expect("yank on A");
     assert_eq!(res.status(), 200);
-    let gone = eventually(&client, &b, "replica", Duration::from_secs(2), |v| v["total"] == 0).await;
+    let gone = eventually(&client, &b, "replica", Duration::from_secs(2), |v| {
+        v["total"] == 0
+    })
+    .await;
     eprintln!("yank on A: gone from B after {gone:?}");
 
     // Each replica has its own index directory.

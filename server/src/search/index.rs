@@ -19,7 +19,7 @@ use tantivy::{
 
 use super::facets::FacetCollector;
 use super::params::{SearchParams, Sort};
-use super::query::{self, QueryWords};
+use super::query::{self, Match, QueryWords};
 use super::results::{Facets, Highlights, SearchHit, SearchResults};
 use super::schema::{self, Fields, SCHEMA_VERSION};
 use super::{SearchDoc, SearchError};
@@ -356,8 +356,11 @@ impl SearchIndex {
     pub fn query(&self, params: &SearchParams) -> Result<SearchResults, SearchError> {
         params.validate()?;
         let words = QueryWords::analyze(&self.index, &params.q)?;
-        let query = query::build(&self.fields, params, &words);
         let searcher = self.reader.searcher();
+        let mut query = query::build(&self.fields, params, &words, Match::All);
+        if words.words.len() > 1 && searcher.search(&*query, &Count)? == 0 {
+            query = query::build(&self.fields, params, &words, Match::Any);
+        }
         let top =
             TopDocs::with_limit(params.per_page).and_offset((params.page - 1) * params.per_page);
         let by_name = (SortByString::for_field("name"), Order::Asc);

@@ -5,8 +5,10 @@
 //! Per word, any of these matches (the best fields weigh most): a name word
 //! (boost 6), a title word (3), a keyword (3), a name-word prefix for
 //! search-as-you-type (2), a description word (1); words of 5+ letters also
-//! match at edit distance 1 (typos). Every word must match somewhere. The
-//! whole query equal to the registry name adds a large exact-name boost.
+//! match at edit distance 1 (typos). Every word must match somewhere; only
+//! when no tool matches every word, tools matching some of them are listed
+//! (more words matched score higher). The whole query equal to the registry
+//! name adds a large exact-name boost.
 
 use tantivy::query::{
     AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, Query, TermQuery,
@@ -123,15 +125,29 @@ pub(crate) fn as_registry_name(q: &str) -> String {
         .join("-")
 }
 
+/// How the words of a query combine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Match {
+    /// Every word must match somewhere (tried first).
+    All,
+    /// Any word may match; tools matching more words score higher (the
+    /// fallback when no tool matches every word).
+    Any,
+}
+
 /// The text part of the search (scored), without filters.
-pub(crate) fn text_query(f: &Fields, q: &str, words: &QueryWords) -> Box<dyn Query> {
+pub(crate) fn text_query(f: &Fields, q: &str, words: &QueryWords, mode: Match) -> Box<dyn Query> {
     if words.is_empty() {
         return Box::new(AllQuery);
     }
+    let occur = match mode {
+        Match::All => Occur::Must,
+        Match::Any => Occur::Should,
+    };
     let mut clauses: Vec<(Occur, Box<dyn Query>)> = words
         .words
         .iter()
-        .map(|(w, s)| (Occur::Must, word_query(f, w, s)))
+        .map(|(w, s)| (occur, word_query(f, w, s)))
         .collect();
     let exact = as_registry_name(q);
     if !exact.is_empty() {
@@ -141,9 +157,14 @@ pub(crate) fn text_query(f: &Fields, q: &str, words: &QueryWords) -> Box<dyn Que
 }
 
 /// The full query: the text part plus every filter (all must hold).
-pub(crate) fn build(f: &Fields, params: &SearchParams, words: &QueryWords) -> Box<dyn Query> {
+pub(crate) fn build(
+    f: &Fields,
+    params: &SearchParams,
+    words: &QueryWords,
+    mode: Match,
+) -> Box<dyn Query> {
     let mut clauses: Vec<(Occur, Box<dyn Query>)> =
-        vec![(Occur::Must, text_query(f, &params.q, words))];
+        vec![(Occur::Must, text_query(f, &params.q, words, mode))];
     if let Some(k) = &params.keyword {
         clauses.push(filter(f.keyword, k));
     }
