@@ -56,12 +56,13 @@ pub fn bin_dir() -> &'static Path {
         if let Some(target) = dir.parent() {
             cmd.env("CARGO_TARGET_DIR", target);
         }
-        let status = cmd
-            .status()
+        let out = cmd
+            .output()
             .expect("run cargo build for the toolreg binaries");
         assert!(
-            status.success(),
-            "cargo build -p toolreg -p toolreg-server --bins failed"
+            out.status.success(),
+            "cargo build -p toolreg -p toolreg-server --bins failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
         );
         for bin in ["toolreg", "toolreg-server"] {
             let path = dir.join(format!("{bin}{}", std::env::consts::EXE_SUFFIX));
