@@ -20,12 +20,15 @@ pub fn is_sha256_hex(s: &str) -> bool {
 pub struct Sha256Hasher(Sha256);
 
 impl Sha256Hasher {
+    /// A fresh hasher.
     pub fn new() -> Self {
         Self::default()
     }
+    /// Feed more bytes.
     pub fn update(&mut self, bytes: &[u8]) {
         self.0.update(bytes);
     }
+    /// The digest of everything fed, as lowercase hex.
     pub fn finish_hex(self) -> String {
         hex::encode(self.0.finalize())
     }

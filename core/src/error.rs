@@ -17,6 +17,7 @@ pub struct Problem {
 }
 
 impl Problem {
+    /// A problem at `path` (a field path or file name; empty for the whole file).
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
         Problem {
             path: path.into(),
@@ -25,6 +26,7 @@ impl Problem {
         }
     }
 
+    /// Add how to fix it.
     pub fn with_fix(mut self, fix: impl Into<String>) -> Self {
         self.fix = Some(fix.into());
         self
@@ -59,19 +61,31 @@ pub enum Error {
 
     /// The bundle exceeds a size or count limit. `limit` names the limit.
     #[error("bundle too large: {what} exceeds the limit of {limit}")]
-    TooLarge { what: String, limit: String },
+    TooLarge {
+        /// What was too large (`the unpacked bundle`, `the number of entries`).
+        what: String,
+        /// The limit, named as in [`crate::bundle::Limits`] (`max_unpacked = 67108864 bytes`).
+        limit: String,
+    },
 
     /// Reading a tool directory from disk failed.
     #[error("{path}: {source}")]
     Io {
+        /// The file or directory concerned.
         path: String,
+        /// The underlying I/O error.
         #[source]
         source: std::io::Error,
     },
 
     /// An export that the tool's format cannot be expressed in.
     #[error("cannot export as {format}: {reason}")]
-    Export { format: String, reason: String },
+    Export {
+        /// The export target (`matimo`, ...).
+        format: String,
+        /// Why the tool can't be expressed in it.
+        reason: String,
+    },
 }
 
 fn summarize(problems: &[Problem]) -> String {

@@ -14,9 +14,13 @@ use crate::policy::ExecutionKind;
 /// Target of `GET .../definition?format=` and `toolreg export --format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExportFormat {
+    /// MCP `Tool` JSON.
     Mcp,
+    /// OpenAI function-calling JSON.
     Openai,
+    /// Matimo definition YAML.
     Matimo,
+    /// The original definition, byte for byte.
     Native,
 }
 
@@ -50,7 +54,9 @@ impl std::str::FromStr for ExportFormat {
 /// An exported definition: its bytes and media type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Exported {
+    /// Media type (`application/json`, `application/yaml`).
     pub content_type: &'static str,
+    /// The exported document.
     pub body: String,
 }
 

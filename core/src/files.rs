@@ -7,24 +7,29 @@ use std::path::Path;
 
 use crate::error::Error;
 
+/// A tool directory in memory: relative `/`-separated path → file bytes, sorted by path.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ToolFiles {
     files: BTreeMap<String, Vec<u8>>,
 }
 
 impl ToolFiles {
+    /// An empty tool directory.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Add or replace the file at `path`.
     pub fn insert(&mut self, path: impl Into<String>, bytes: impl Into<Vec<u8>>) {
         self.files.insert(path.into(), bytes.into());
     }
 
+    /// The bytes of the file at `path`, if present.
     pub fn get(&self, path: &str) -> Option<&[u8]> {
         self.files.get(path).map(Vec::as_slice)
     }
 
+    /// True if there is a file at `path`.
     pub fn contains(&self, path: &str) -> bool {
         self.files.contains_key(path)
     }
@@ -34,14 +39,17 @@ impl ToolFiles {
         self.files.keys().map(String::as_str)
     }
 
+    /// Every (path, bytes) pair, in sorted path order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &[u8])> {
         self.files.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
     }
 
+    /// Number of files.
     pub fn len(&self) -> usize {
         self.files.len()
     }
 
+    /// True if there are no files.
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
     }

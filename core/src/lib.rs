@@ -13,6 +13,8 @@
 //! * [`export`] — the model as MCP, OpenAI function or Matimo definitions.
 //! * [`policy`] — execution kinds, publisher tiers and the policy between them.
 
+#![deny(missing_docs)]
+
 pub mod bundle;
 pub mod digest;
 pub mod error;

@@ -21,10 +21,15 @@ pub struct ToolToml {
     pub version: Option<String>,
     /// SPDX license expression.
     pub license: Option<String>,
+    /// Keywords, replacing the definition's.
     pub keywords: Option<Vec<String>>,
+    /// Source repository URL.
     pub repository: Option<String>,
+    /// Homepage URL, overriding the definition's.
     pub homepage: Option<String>,
+    /// Description, overriding the definition's.
     pub description: Option<String>,
+    /// Authors, replacing the definition's.
     pub authors: Option<Vec<Author>>,
 }
 

@@ -21,8 +21,10 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in detection order.
     pub const ALL: [Format; 4] = [Format::Matimo, Format::Shinkai, Format::Mcp, Format::Prompt];
 
+    /// The format id used in the API (`matimo`, `shinkai`, `mcp`, `prompt`).
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Matimo => "matimo",
@@ -64,9 +66,12 @@ impl std::str::FromStr for Format {
 /// An author or creator of a tool.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Author {
+    /// Display name.
     pub name: String,
+    /// Contact email.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub email: Option<String>,
+    /// Organization the author acts for.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub organization: Option<String>,
 }
@@ -74,6 +79,7 @@ pub struct Author {
 /// What running the tool does, and the format-specific details of how.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Execution {
+    /// What running the tool does (decides the tier needed to publish it).
     pub kind: ExecutionKind,
     /// Format-specific detail: Matimo http {method,url,...}, command
     /// {command,args,...}, function {code,timeout}; Shinkai {runner,
@@ -85,12 +91,16 @@ pub struct Execution {
 /// Behaviour hints (advisory, as in MCP annotations).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hints {
+    /// The tool does not change its environment.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub read_only: Option<bool>,
+    /// The tool may destroy data or state.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub destructive: Option<bool>,
+    /// Calling it twice with the same arguments has no further effect.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub idempotent: Option<bool>,
+    /// The tool talks to an open world (the internet), not a closed set of entities.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub open_world: Option<bool>,
     /// Matimo `requires_approval`.
@@ -104,24 +114,35 @@ pub struct Hints {
 /// `call_name` is exactly what an agent calls, exported unchanged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Tool {
+    /// The definition format it was published in.
     pub format: Format,
     /// File name of the definition inside the bundle (`definition.yaml`, ...).
     pub definition_file: String,
+    /// The tool's identity in the registry (lowercase kebab-case).
     pub registry_name: String,
+    /// Exactly what an agent calls (exported unchanged).
     pub call_name: String,
+    /// Strict SemVer 2.0 version.
     pub version: semver::Version,
+    /// Human-readable title.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub title: Option<String>,
+    /// What the tool does (may be empty; a warning says so).
     #[serde(default)]
     pub description: String,
+    /// Search keywords.
     #[serde(default)]
     pub keywords: Vec<String>,
+    /// SPDX license expression.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub license: Option<String>,
+    /// Authors or creators.
     #[serde(default)]
     pub authors: Vec<Author>,
+    /// Homepage URL.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub homepage: Option<String>,
+    /// Source repository URL.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub repository: Option<String>,
     /// Input parameters as a JSON Schema of `type: object`.
@@ -132,10 +153,12 @@ pub struct Tool {
     /// Configuration (secrets, settings) as a JSON Schema (Shinkai `configurations`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub config_schema: Option<Value>,
+    /// Execution kind and format-specific detail.
     pub execution: Execution,
     /// Authentication the tool needs (Matimo `authentication`, Shinkai `oauth[]`).
     #[serde(default)]
     pub auth: Vec<Value>,
+    /// Behaviour hints.
     #[serde(default)]
     pub hints: Hints,
     /// Prompt template (`{{var}}` placeholders), prompt format only.
@@ -147,8 +170,10 @@ pub struct Tool {
     /// Other tools this one calls (Shinkai `tools[]`).
     #[serde(default)]
     pub dependencies: Vec<String>,
+    /// Icons (MCP icon objects with at least `src`).
     #[serde(default)]
     pub icons: Vec<Value>,
+    /// Usage examples (Matimo `examples`).
     #[serde(default)]
     pub examples: Vec<Value>,
     /// Every key of the source document the model does not name, kept as is.

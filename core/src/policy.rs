@@ -27,6 +27,7 @@ pub enum ExecutionKind {
 }
 
 impl ExecutionKind {
+    /// Every kind.
     pub const ALL: [ExecutionKind; 6] = [
         ExecutionKind::Function,
         ExecutionKind::Script,
@@ -36,6 +37,7 @@ impl ExecutionKind {
         ExecutionKind::Schema,
     ];
 
+    /// The kind's id in the API and config (`function`, `script`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
             ExecutionKind::Function => "function",
@@ -89,15 +91,20 @@ impl FromStr for ExecutionKind {
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
+    /// Default for new accounts and for `--agent` tokens.
     #[default]
     Untrusted,
+    /// A publisher whose identity was checked.
     Verified,
+    /// A publisher allowed to publish code-running tools.
     Trusted,
 }
 
 impl Tier {
+    /// Every tier, lowest first.
     pub const ALL: [Tier; 3] = [Tier::Untrusted, Tier::Verified, Tier::Trusted];
 
+    /// The tier's id in the API and config.
     pub fn as_str(self) -> &'static str {
         match self {
             Tier::Untrusted => "untrusted",
@@ -148,8 +155,11 @@ impl Default for Policy {
 /// A publish (or an already published version) that the policy forbids.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Denial {
+    /// The kind the version has.
     pub execution: ExecutionKind,
+    /// The tier that kind needs.
     pub required: Tier,
+    /// The publisher's tier.
     pub publisher_tier: Tier,
 }
 

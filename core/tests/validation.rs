@@ -561,3 +561,53 @@ fn prompt_placeholders_must_name_variables() {
         "is required for a `single-select` variable",
     );
 }
+
+#[test]
+fn matimo_yml_and_single_file_loading() {
+    let t = load(&dir(&[("definition.yml", HTTP_TOOL)])).unwrap().tool;
+    assert_eq!(t.definition_file, "definition.yml");
+    let l = toolreg_core::formats::load_file("definition.yaml", HTTP_TOOL.as_bytes()).unwrap();
+    assert_eq!(l.tool.registry_name, "get-weather");
+    let err = toolreg_core::formats::load_file("tool.json", b"{}").unwrap_err();
+    assert!(!err.problems().is_empty());
+}
+
+#[test]
+fn non_utf8_and_oversized_definitions_are_refused() {
+    let mut f = ToolFiles::new();
+    f.insert("tool.json", vec![0xff, 0xfe, b'{']);
+    let p = problems(&f);
+    assert_has(&p, "tool.json", "is not UTF-8");
+    let mut f = ToolFiles::new();
+    f.insert("tool.json", vec![b' '; 2 * 1024 * 1024]);
+    let p = problems(&f);
+    assert_has(&p, "tool.json", "at most");
+}
+
+#[test]
+fn unknown_schema_uris_are_not_fetched() {
+    let tool =
+        r#"{"name": "abc", "inputSchema": {"$schema": "file:///etc/passwd", "type": "object"}}"#;
+    let p = problems(&dir(&[
+        ("tool.json", tool),
+        ("toolreg.toml", "[tool]\nversion = \"1.0.0\"\n"),
+    ]));
+    assert_has(
+        &p,
+        "inputSchema.$schema",
+        "names no known JSON Schema draft",
+    );
+}
+
+#[test]
+fn mcp_tools_lists_split_for_import() {
+    use toolreg_core::formats::mcp::split_tools_list;
+    let list = format!(r#"{{"tools": [{MCP_TOOL}, {MCP_TOOL}], "nextCursor": "c"}}"#);
+    let tools = split_tools_list(&list).unwrap();
+    assert_eq!(tools.len(), 2);
+    assert_eq!(tools[0]["name"], "get_weather");
+    assert_eq!(split_tools_list(MCP_TOOL).unwrap().len(), 1);
+    let err = split_tools_list(r#"{"tools": [{"title": "x"}]}"#).unwrap_err();
+    assert_eq!(err.problems()[0].path, "tools[0].name");
+    assert!(split_tools_list(r#"{"nope": 1}"#).is_err());
+}

@@ -182,3 +182,50 @@ pub(crate) fn parse(text: &str, report: &mut Report) -> Option<Draft> {
     }
     Some(draft)
 }
+
+/// Split an MCP `tools/list` result (`{"tools": [...], ...}`, or a bare
+/// array of Tools) into its Tool objects, for `toolreg import`. Each Tool
+/// can then be written as its own `tool.json`. Errors name what is wrong.
+pub fn split_tools_list(text: &str) -> Result<Vec<Value>, crate::error::Error> {
+    let invalid =
+        |path: &str, msg: String| crate::error::Error::Invalid(vec![Problem::new(path, msg)]);
+    let doc: Value =
+        serde_json::from_str(text).map_err(|e| invalid("", format!("not valid JSON: {e}")))?;
+    let tools = match &doc {
+        Value::Array(items) => items,
+        Value::Object(obj) => match obj.get("tools") {
+            Some(Value::Array(items)) => items,
+            Some(other) => {
+                return Err(invalid(
+                    "tools",
+                    format!("must be an array, not {}", validate::type_name(other)),
+                ))
+            }
+            None if obj.contains_key("name") => return Ok(vec![doc.clone()]),
+            None => {
+                return Err(invalid(
+                    "tools",
+                    "is missing; this is not a tools/list result".into(),
+                ))
+            }
+        },
+        other => {
+            return Err(invalid(
+                "",
+                format!(
+                    "must be a tools/list result object, not {}",
+                    validate::type_name(other)
+                ),
+            ))
+        }
+    };
+    for (i, tool) in tools.iter().enumerate() {
+        if !tool.get("name").is_some_and(Value::is_string) {
+            return Err(invalid(
+                &format!("tools[{i}].name"),
+                "is missing; every Tool needs a name".into(),
+            ));
+        }
+    }
+    Ok(tools.clone())
+}

@@ -27,7 +27,9 @@ pub const MAX_DEFINITION_BYTES: usize = 1024 * 1024;
 /// A successfully loaded tool and the warnings found on the way.
 #[derive(Debug, Clone)]
 pub struct Loaded {
+    /// The canonical tool.
     pub tool: Tool,
+    /// Non-fatal findings (missing description, missing license, ...).
     pub warnings: Vec<Problem>,
 }
 
