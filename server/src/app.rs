@@ -77,6 +77,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(controllers::tools::yank::unyank)
         .service(controllers::resolve::resolve)
         .service(controllers::blobs::blob)
+        .service(controllers::publishers::set_tier)
+        .service(controllers::audit::list)
         .service(crate::search::route::search);
 }
 

@@ -38,7 +38,16 @@ pub fn run(cli: Cli) -> ExitCode {
                 })
             }
             Command::Admin(AdminCommand::SetTier { login, tier }) => {
-                ops::set_tier(&cli.store, &login, tier).await.map(|_| ExitCode::SUCCESS)
+                ops::set_tier(&cli.store, &cli.serve.policy, &login, tier).await.map(|change| {
+                    println!("{}: {} -> {}", change.login, change.from, change.to);
+                    for v in &change.blocked {
+                        println!("blocked {} {}", v.name, v.version);
+                    }
+                    for v in &change.unblocked {
+                        println!("unblocked {} {}", v.name, v.version);
+                    }
+                    ExitCode::SUCCESS
+                })
             }
             Command::Verify => ops::verify(&cli.store).await,
             Command::Gc(opts) => ops::gc(&cli.store, opts.min_age()).await.map(|_| ExitCode::SUCCESS),

@@ -6,13 +6,14 @@ use std::time::Duration;
 
 use actix_web::web;
 use serde_json::json;
-use toolreg_core::Tier;
+use toolreg_core::{Policy, Tier};
 
 use crate::app::{self, AppState};
 use crate::blobs::{self, BlobStore};
 use crate::config::{ServeOptions, StoreOptions};
 use crate::db::Db;
 use crate::error::{internal, AppResult};
+use crate::models::tier::{Actor, TierChange};
 use crate::models::{NewAudit, Scope, Token, User, VersionRow};
 
 /// Open the database and run pending migrations.
@@ -76,17 +77,16 @@ pub async fn create_user(store: &StoreOptions, login: &str, tier: Tier, admin: b
     .await?
 }
 
-/// `admin set-tier`: change a publisher's tier (recorded in the audit log).
-pub async fn set_tier(store: &StoreOptions, login: &str, tier: Tier) -> AppResult<()> {
+/// `admin set-tier`: change a publisher's tier through the same model
+/// function as `PUT /api/v1/publishers/{login}/tier` (blocks, unblocks and
+/// audit entries included), with this process's `--policy`.
+pub async fn set_tier(store: &StoreOptions, policy: &Policy, login: &str, tier: Tier) -> AppResult<TierChange> {
     let db = open_db(store)?;
-    let login = login.to_string();
+    let (login, policy) = (login.to_string(), policy.clone());
     web::block(move || {
         db.write_blocking(|conn| {
-            let user = User::require_by_login(conn, &login)?;
-            User::set_tier(conn, user.id, tier)?;
-            let mut audit = NewAudit::new("tier_change");
-            audit.detail = json!({"login": user.login, "from": user.tier, "to": tier.as_str()});
-            audit.insert(conn)
+            let actor = Actor { login: None, token_id: None, via: "admin-cli" };
+            crate::models::tier::set_tier(conn, &policy, &login, tier, actor)
         })
     })
     .await?

@@ -1,9 +1,11 @@
 //! HTTP handlers, grouped by the noun they act on.
 
+pub mod audit;
 pub mod blobs;
 pub mod health;
 pub mod me;
 pub mod metrics;
+pub mod publishers;
 pub mod resolve;
 pub mod tokens;
 pub mod tools;

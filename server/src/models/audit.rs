@@ -40,3 +40,31 @@ impl<'a> NewAudit<'a> {
         Ok(())
     }
 }
+
+/// One stored audit entry.
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = audit_log)]
+pub struct AuditEntry {
+    pub id: i64,
+    pub action: String,
+    pub actor_login: Option<String>,
+    pub token_id: Option<i64>,
+    pub tool: Option<String>,
+    pub version: Option<String>,
+    pub detail: String,
+    pub created_at: chrono::NaiveDateTime,
+}
+
+impl AuditEntry {
+    /// One page of entries, newest first (`page` counts from 1), and the total count.
+    pub fn page(conn: &mut DbConnection, page: i64, per_page: i64) -> AppResult<(Vec<AuditEntry>, i64)> {
+        let total: i64 = audit_log::table.count().get_result(conn)?;
+        let entries = audit_log::table
+            .order(audit_log::id.desc())
+            .limit(per_page)
+            .offset((page - 1).saturating_mul(per_page))
+            .select(AuditEntry::as_select())
+            .load(conn)?;
+        Ok((entries, total))
+    }
+}

@@ -12,7 +12,7 @@ use bytes::{Bytes, BytesMut};
 use futures::StreamExt;
 use serde_json::json;
 use toolreg_core::bundle::{self, Limits};
-use toolreg_core::Tier;
+use toolreg_core::{ExecutionKind, Policy, Tier};
 
 use crate::app::AppState;
 use crate::auth::Auth;
@@ -20,7 +20,7 @@ use crate::db::{is_unique_violation, now, DbConnection};
 use crate::error::{bad_request, forbidden, internal, AppError, AppResult, ProblemBody};
 use crate::models::change::{Change, ChangeKind};
 use crate::models::version::{version_key, NewVersion};
-use crate::models::{owner, NewAudit, Scope, ToolRow, VersionRow};
+use crate::models::{owner, tier, NewAudit, Scope, ToolRow, VersionRow};
 use crate::views::{EncodableProblem, PublishedVersion};
 
 /// Publish a bundle (a gzip'd tar of the tool directory).
@@ -103,6 +103,7 @@ async fn publish_bundle(state: &AppState, req: &HttpRequest, auth: Auth, body: w
         definition: tool.original_text(),
         readme,
         tier,
+        kind: tool.execution.kind,
     };
     let published_name = insert_version_retrying(state, auth.clone(), record).await?;
 
@@ -174,6 +175,7 @@ struct NewRecord {
     definition: String,
     readme: Option<String>,
     tier: Tier,
+    kind: ExecutionKind,
 }
 
 /// The existing tool, if any, after checking the publisher may publish this
@@ -211,8 +213,8 @@ async fn insert_version_retrying(state: &AppState, auth: Auth, record: NewRecord
     let mut attempt = 0;
     loop {
         attempt += 1;
-        let (auth, shared) = (auth.clone(), record.clone());
-        let result = state.db.write(move |conn| insert_version(conn, &auth, &shared)).await;
+        let (auth, shared, policy) = (auth.clone(), record.clone(), state.policy.clone());
+        let result = state.db.write(move |conn| insert_version(conn, &policy, &auth, &shared)).await;
         match result {
             Err(e) if is_unique_violation(&e) && attempt < 3 => continue,
             Err(e) if is_unique_violation(&e) => {
@@ -226,7 +228,10 @@ async fn insert_version_retrying(state: &AppState, auth: Auth, record: NewRecord
     }
 }
 
-fn insert_version(conn: &mut DbConnection, auth: &Auth, r: &NewRecord) -> AppResult<String> {
+fn insert_version(conn: &mut DbConnection, policy: &Policy, auth: &Auth, r: &NewRecord) -> AppResult<String> {
+    // The tier again, under the publisher's row lock: a tier change may have
+    // committed since step 3, and it must not miss this version.
+    tier::recheck_publish(conn, policy, auth.user.id, auth.token.agent, r.kind)?;
     let tool = match check_publish_allowed(conn, auth, &r.name, &r.version)? {
         Some(tool) => {
             ToolRow::touch(conn, tool.id)?;

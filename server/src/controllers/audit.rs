@@ -1,0 +1,132 @@
+//! The audit log over HTTP: `GET /api/v1/audit?page=&per_page=` (admins only),
+//! newest first — publishes, yanks, owner and token changes, tier changes
+//! and blocks, each with who, when, what and from which token.
+
+use actix_web::{get, web};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::IntoParams;
+
+use crate::app::AppState;
+use crate::auth::Auth;
+use crate::error::{bad_request, forbidden, AppResult, ProblemBody};
+use crate::models::audit::AuditEntry;
+use crate::views::rfc3339;
+
+/// Entries per page when `per_page` is not given, and the most allowed.
+pub const DEFAULT_PER_PAGE: i64 = 50;
+pub const MAX_PER_PAGE: i64 = 100;
+
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct AuditQuery {
+    /// Page number, from 1 (default 1).
+    pub page: Option<String>,
+    /// Entries per page, 1-100 (default 50).
+    pub per_page: Option<String>,
+}
+
+/// One audit entry.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct EncodableAuditEntry {
+    pub id: i64,
+    /// `publish`, `yank`, `unyank`, `owner_add`, `owner_remove`, `token_create`,
+    /// `token_revoke`, `tier_change`, `block`, `unblock` or `user_create`.
+    pub action: String,
+    /// Login of who did it (`null` for the operator's `admin` subcommands).
+    pub actor: Option<String>,
+    /// Id of the token the request used.
+    pub token_id: Option<i64>,
+    pub tool: Option<String>,
+    pub version: Option<String>,
+    /// What changed (an object; its members depend on the action).
+    #[schema(value_type = Object)]
+    pub detail: Value,
+    pub created_at: String,
+}
+
+impl From<AuditEntry> for EncodableAuditEntry {
+    fn from(e: AuditEntry) -> Self {
+        EncodableAuditEntry {
+            id: e.id,
+            action: e.action,
+            actor: e.actor_login,
+            token_id: e.token_id,
+            tool: e.tool,
+            version: e.version,
+            detail: serde_json::from_str(&e.detail).unwrap_or(Value::String(e.detail)),
+            created_at: rfc3339(&e.created_at),
+        }
+    }
+}
+
+/// `GET /api/v1/audit`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct AuditPage {
+    pub total: i64,
+    pub page: i64,
+    pub per_page: i64,
+    pub entries: Vec<EncodableAuditEntry>,
+}
+
+/// A query number in `min..=max`, or its default; else a 400 naming the parameter.
+fn number(name: &str, text: Option<&str>, default: i64, max: i64) -> AppResult<i64> {
+    let Some(text) = text else { return Ok(default) };
+    match text.trim().parse::<i64>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(bad_request(format!(
+            "{name}: `{text}` is not a whole number from 1 to {max}"
+        ))),
+    }
+}
+
+/// The audit log, newest first, one page at a time.
+#[utoipa::path(tag = "audit", security(("bearer" = [])), params(AuditQuery),
+    responses((status = 200, body = AuditPage),
+              (status = 400, description = "bad page or per_page", body = ProblemBody),
+              (status = 401, body = ProblemBody),
+              (status = 403, description = "not an admin", body = ProblemBody)))]
+#[get("/api/v1/audit")]
+pub async fn list(
+    state: web::Data<AppState>,
+    auth: Auth,
+    query: web::Query<AuditQuery>,
+) -> AppResult<web::Json<AuditPage>> {
+    if !auth.user.is_admin {
+        return Err(forbidden("only administrators can read the audit log"));
+    }
+    // The bound on `page` keeps the offset from overflowing.
+    let page = number("page", query.page.as_deref(), 1, i64::MAX / MAX_PER_PAGE)?;
+    let per_page = number(
+        "per_page",
+        query.per_page.as_deref(),
+        DEFAULT_PER_PAGE,
+        MAX_PER_PAGE,
+    )?;
+    let (entries, total) = state
+        .db
+        .read(move |conn| AuditEntry::page(conn, page, per_page))
+        .await?;
+    Ok(web::Json(AuditPage {
+        total,
+        page,
+        per_page,
+        entries: entries.into_iter().map(EncodableAuditEntry::from).collect(),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_numbers_are_bounded_and_named() {
+        assert_eq!(number("page", None, 1, 10).unwrap(), 1);
+        assert_eq!(number("page", Some("3"), 1, 10).unwrap(), 3);
+        for bad in ["0", "-1", "11", "x", ""] {
+            let err = number("per_page", Some(bad), 50, 10)
+                .unwrap_err()
+                .to_string();
+            assert!(err.starts_with("per_page: "), "{err}");
+        }
+    }
+}

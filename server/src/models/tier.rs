@@ -1,0 +1,266 @@
+//! Publisher tiers and the blocks that follow from them (DESIGN §3).
+//!
+//! [`set_tier`] is the one way a publisher's tier changes — the HTTP API
+//! (`PUT /api/v1/publishers/{login}/tier`) and `toolreg-server admin
+//! set-tier` both call it — so both have the same effects, in one
+//! transaction: the new tier, the versions it blocks or unblocks (with their
+//! change-log rows, so every replica's search index agrees), and the audit
+//! entries for all of it.
+//!
+//! The rule: a version is blocked iff the policy refuses its execution kind
+//! for its *effective tier*, which is the publisher's current tier — except
+//! for a version published with an agent token, whose effective tier is
+//! always `untrusted` (as it was when it was published).
+
+use diesel::prelude::*;
+use serde::Serialize;
+use serde_json::json;
+use toolreg_core::policy::Denial;
+use toolreg_core::{ExecutionKind, Policy, Tier};
+
+use crate::db::DbConnection;
+use crate::error::{AppError, AppResult};
+use crate::models::change::{Change, ChangeKind};
+use crate::models::{NewAudit, User};
+use crate::schema::{tokens, tools, users, versions};
+
+/// Who asked for a change, for the audit log.
+#[derive(Debug, Clone, Copy)]
+pub struct Actor<'a> {
+    /// The admin's login (`None` for the `admin` subcommand, run by the operator).
+    pub login: Option<&'a str>,
+    /// The token the request used.
+    pub token_id: Option<i64>,
+    /// Where the change came from: `api` or `admin-cli`.
+    pub via: &'a str,
+}
+
+/// A version named in a [`TierChange`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct VersionRef {
+    pub name: String,
+    pub version: String,
+}
+
+/// What [`set_tier`] did.
+#[derive(Debug, Clone)]
+pub struct TierChange {
+    pub login: String,
+    pub from: Tier,
+    pub to: Tier,
+    /// Versions that became blocked.
+    pub blocked: Vec<VersionRef>,
+    /// Versions that stopped being blocked.
+    pub unblocked: Vec<VersionRef>,
+}
+
+/// One published version of a publisher, with what decides its block.
+#[derive(Debug, Queryable)]
+struct PublishedRow {
+    id: i64,
+    tool_id: i64,
+    tool_name: String,
+    version: String,
+    execution: String,
+    blocked: bool,
+    blocked_reason: Option<String>,
+    agent: Option<bool>,
+}
+
+/// The tier a version counts as published with, given its publisher's tier now.
+pub fn effective_tier(publisher_tier: Tier, agent_token: bool) -> Tier {
+    if agent_token {
+        Tier::Untrusted
+    } else {
+        publisher_tier
+    }
+}
+
+/// The reason shown for a blocked version (download, resolve, metadata, search).
+fn block_reason(denial: &Denial, login: &str, agent_token: bool) -> String {
+    if agent_token {
+        format!(
+            "{denial}; it was published with an agent token, which always publishes as `untrusted`"
+        )
+    } else {
+        format!(
+            "{denial}; its publisher `{login}` is now `{}`",
+            denial.publisher_tier
+        )
+    }
+}
+
+/// Take the publisher's row lock and read their tier, inside a write
+/// transaction. On PostgreSQL the no-op update holds the row until commit, so
+/// a tier change and a publish by the same user are serialized: a publish
+/// either sees the new tier or is visible to the tier change's block scan.
+/// (SQLite runs one write transaction at a time already.)
+pub fn lock_tier(conn: &mut DbConnection, user_id: i64) -> AppResult<Tier> {
+    diesel::update(users::table.find(user_id))
+        .set(users::tier.eq(users::tier))
+        .execute(conn)?;
+    Ok(User::find(conn, user_id)?.tier())
+}
+
+/// Check, inside the publish transaction, that the publisher's tier as it is
+/// now still allows `kind` (a tier change may have committed since the
+/// request was authenticated). Returns the effective tier.
+pub fn recheck_publish(
+    conn: &mut DbConnection,
+    policy: &Policy,
+    user_id: i64,
+    agent_token: bool,
+    kind: ExecutionKind,
+) -> AppResult<Tier> {
+    let tier = effective_tier(lock_tier(conn, user_id)?, agent_token);
+    policy.check(kind, tier).map_err(AppError::TierForbidden)?;
+    Ok(tier)
+}
+
+/// Change `login`'s tier to `to` and block or unblock their versions to
+/// match `policy` (call inside a write transaction: everything here commits
+/// or rolls back together). Setting the tier a publisher already has still
+/// re-checks their versions against `policy`, and is audited.
+pub fn set_tier(
+    conn: &mut DbConnection,
+    policy: &Policy,
+    login: &str,
+    to: Tier,
+    actor: Actor<'_>,
+) -> AppResult<TierChange> {
+    let user = User::require_by_login(conn, login)?;
+    let from = lock_tier(conn, user.id)?;
+    User::set_tier(conn, user.id, to)?;
+
+    let rows: Vec<PublishedRow> = versions::table
+        .inner_join(tools::table)
+        .left_join(tokens::table.on(versions::token_id.eq(tokens::id.nullable())))
+        .filter(versions::publisher_id.eq(user.id))
+        .order(versions::id.asc())
+        .select((
+            versions::id,
+            versions::tool_id,
+            tools::name,
+            versions::version,
+            versions::execution,
+            versions::blocked,
+            versions::blocked_reason,
+            tokens::agent.nullable(),
+        ))
+        .load(conn)?;
+
+    let mut change = TierChange {
+        login: user.login.clone(),
+        from,
+        to,
+        blocked: Vec::new(),
+        unblocked: Vec::new(),
+    };
+    let mut audit = NewAudit::new("tier_change");
+    audit.actor = actor.login;
+    audit.token_id = actor.token_id;
+    // Written first, so its id is below the block entries it causes.
+    audit.detail =
+        json!({"login": user.login, "from": from.as_str(), "to": to.as_str(), "via": actor.via});
+    audit.insert(conn)?;
+
+    for row in rows {
+        let agent = row.agent.unwrap_or(false);
+        // A stored kind is always valid; an unreadable one counts as the strictest.
+        let kind: ExecutionKind = row.execution.parse().unwrap_or(ExecutionKind::Function);
+        let effective = effective_tier(to, agent);
+        let denial = policy.check(kind, effective).err();
+        let here = VersionRef {
+            name: row.tool_name.clone(),
+            version: row.version.clone(),
+        };
+        match denial {
+            Some(denial) => {
+                let reason = block_reason(&denial, &user.login, agent);
+                if row.blocked && row.blocked_reason.as_deref() == Some(reason.as_str()) {
+                    continue;
+                }
+                set_blocked(conn, row.id, Some(&reason))?;
+                Change::record(
+                    conn,
+                    row.tool_id,
+                    &row.tool_name,
+                    &row.version,
+                    ChangeKind::Block,
+                )?;
+                if !row.blocked {
+                    let mut audit = NewAudit::new("block");
+                    audit.actor = actor.login;
+                    audit.token_id = actor.token_id;
+                    audit.tool = Some(&row.tool_name);
+                    audit.version = Some(&row.version);
+                    audit.detail = json!({"reason": reason, "publisher": user.login, "execution": kind.as_str(),
+                                          "required_tier": denial.required.as_str(),
+                                          "publisher_tier": effective.as_str(), "agent": agent});
+                    audit.insert(conn)?;
+                    change.blocked.push(here);
+                }
+            }
+            None if row.blocked => {
+                set_blocked(conn, row.id, None)?;
+                Change::record(
+                    conn,
+                    row.tool_id,
+                    &row.tool_name,
+                    &row.version,
+                    ChangeKind::Unblock,
+                )?;
+                let mut audit = NewAudit::new("unblock");
+                audit.actor = actor.login;
+                audit.token_id = actor.token_id;
+                audit.tool = Some(&row.tool_name);
+                audit.version = Some(&row.version);
+                audit.detail = json!({"publisher": user.login, "execution": kind.as_str(),
+                                      "publisher_tier": effective.as_str(), "previous_reason": row.blocked_reason});
+                audit.insert(conn)?;
+                change.unblocked.push(here);
+            }
+            None => {}
+        }
+    }
+    Ok(change)
+}
+
+fn set_blocked(conn: &mut DbConnection, version_id: i64, reason: Option<&str>) -> AppResult<()> {
+    diesel::update(versions::table.find(version_id))
+        .set((
+            versions::blocked.eq(reason.is_some()),
+            versions::blocked_reason.eq(reason),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_tokens_count_as_untrusted_whatever_the_tier() {
+        for tier in Tier::ALL {
+            assert_eq!(effective_tier(tier, true), Tier::Untrusted);
+            assert_eq!(effective_tier(tier, false), tier);
+        }
+    }
+
+    #[test]
+    fn block_reasons_name_kind_tiers_and_cause() {
+        let denial = Policy::default()
+            .check(ExecutionKind::Command, Tier::Untrusted)
+            .unwrap_err();
+        let text = block_reason(&denial, "bob", false);
+        assert!(
+            text.contains("`command`")
+                && text.contains("`verified`")
+                && text.contains("`bob` is now `untrusted`"),
+            "{text}"
+        );
+        let text = block_reason(&denial, "bob", true);
+        assert!(text.contains("agent token"), "{text}");
+    }
+}
