@@ -55,6 +55,7 @@ const GZIP_OS_UNKNOWN: u8 = 255;
 /// or empty segments; otherwise [`Error::Bundle`] names the path.
 pub fn pack(files: &ToolFiles) -> Result<Vec<u8>, Error> {
     let io_err = |e: io::Error| Error::Bundle(format!("could not write the bundle: {e}"));
+    check_file_dir_clashes(files.paths())?;
     let gz: GzEncoder<Vec<u8>> = GzBuilder::new()
         .mtime(0)
         .operating_system(GZIP_OS_UNKNOWN)
@@ -225,7 +226,27 @@ pub fn unpack(bytes: &[u8], limits: &Limits) -> Result<ToolFiles, Error> {
         seen.insert(path.clone(), name);
         files.insert(path, content);
     }
+    check_file_dir_clashes(files.paths())?;
     Ok(files)
+}
+
+/// Refuse a path that is both a file and a directory (`a` and `a/b`): it
+/// can't be written to disk.
+fn check_file_dir_clashes<'a>(paths: impl Iterator<Item = &'a str>) -> Result<(), Error> {
+    let all: std::collections::BTreeSet<&str> = paths.collect();
+    for p in &all {
+        let dir = format!("{p}/");
+        if let Some(child) = all
+            .range(dir.as_str()..)
+            .next()
+            .filter(|c| c.starts_with(&dir))
+        {
+            return Err(Error::Bundle(format!(
+                "`{p}` is both a file and a directory (`{child}`)"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Check an entry name and return its normalized relative path (without

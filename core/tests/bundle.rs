@@ -340,6 +340,24 @@ fn stream_bomb_with_small_headers_stops_at_the_limit() {
 }
 
 #[test]
+fn a_path_cannot_be_both_file_and_directory() {
+    let err = bundle_err(
+        &RawTar::new().file("a", b"1").file("a/b", b"2").gz(),
+        &Limits::default(),
+    );
+    assert!(
+        err.contains("`a` is both a file and a directory (`a/b`)"),
+        "{err}"
+    );
+    let mut f = ToolFiles::new();
+    f.insert("x", b"1".to_vec());
+    f.insert("x/y", b"2".to_vec());
+    f.insert("x-z", b"3".to_vec());
+    let err = pack(&f).unwrap_err().to_string();
+    assert!(err.contains("`x` is both a file and a directory"), "{err}");
+}
+
+#[test]
 fn garbage_is_a_bundle_error() {
     let err = unpack(b"not a gzip at all", &Limits::default()).unwrap_err();
     assert!(matches!(err, Error::Bundle(_)), "{err}");

@@ -18,13 +18,18 @@ fn rel_path() -> impl Strategy<Value = String> {
 }
 
 fn tool_dir() -> impl Strategy<Value = ToolFiles> {
-    btree_map(rel_path(), vec(any::<u8>(), 0..2000), 0..12).prop_map(|m| {
-        let mut f = ToolFiles::new();
-        for (p, b) in m {
-            f.insert(p, b);
-        }
-        f
-    })
+    btree_map(rel_path(), vec(any::<u8>(), 0..2000), 0..12)
+        .prop_filter("a path can't be both a file and a directory", |m| {
+            !m.keys()
+                .any(|a| m.keys().any(|b| b.starts_with(&format!("{a}/"))))
+        })
+        .prop_map(|m| {
+            let mut f = ToolFiles::new();
+            for (p, b) in m {
+                f.insert(p, b);
+            }
+            f
+        })
 }
 
 proptest! {

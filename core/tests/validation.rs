@@ -260,6 +260,13 @@ fn matimo_yaml_budget_stops_alias_bombs() {
     let started = std::time::Instant::now();
     let p = problems(&dir(&[("definition.yaml", &yaml)]));
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert_has(&p, "", "exceeds the parser's limits");
+}
+
+#[test]
+fn matimo_duplicate_keys_are_refused() {
+    let yaml = format!("{HTTP_TOOL}name: other\n");
+    let p = problems(&dir(&[("definition.yaml", &yaml)]));
     assert_has(&p, "", "is not valid Matimo YAML");
 }
 

@@ -98,10 +98,13 @@ pub(crate) fn parse(text: &str, files: &ToolFiles, report: &mut Report) -> Optio
         Ok(v) => v,
         Err(e) => {
             let first = e.lines().next().unwrap_or("").to_string();
-            report.error(Problem::new(
-                "",
-                format!("is not valid Matimo YAML: {first}"),
-            ));
+            let problem = if first.contains("budget breached") {
+                Problem::new("", format!("is not valid Matimo YAML: it exceeds the parser's limits ({first})"))
+                    .with_fix("avoid deep nesting and repeated YAML aliases (`*anchor`); definitions are small documents")
+            } else {
+                Problem::new("", format!("is not valid Matimo YAML: {first}"))
+            };
+            report.error(problem);
             return None;
         }
     };
