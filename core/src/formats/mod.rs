@@ -1,7 +1,7 @@
 //! Format detection and the one entry point, [`load`]: from a tool directory
 //! to a validated canonical [`Tool`].
 //!
-//! Each format module reads its document into a [`Draft`] (the model plus
+//! Each format module reads its document into a `Draft` (the model plus
 //! where the registry name and version came from), reporting problems as it
 //! goes; [`load`] then applies `toolreg.toml`, checks the name and version,
 //! and returns the tool or every problem at once.
