@@ -9,7 +9,9 @@ use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use askama::Template;
 
 use super::catalog::Catalog;
-use super::pages::{ErrorPage, IndexPage, ResultsFragment, ResultsView, ToolPage};
+use super::pages::{
+    tool_url, version_url, ErrorPage, IndexPage, ResultsFragment, ResultsView, ToolPage,
+};
 use super::query;
 use crate::error::AppError;
 
@@ -141,6 +143,7 @@ async fn show<C: Catalog>(
     name: String,
     version: Option<String>,
 ) -> HttpResponse {
+    let explicit_version = version.clone();
     let wanted = match version.as_deref().map(semver::Version::parse).transpose() {
         Ok(v) => v,
         Err(_) => {
@@ -190,6 +193,17 @@ async fn show<C: Catalog>(
                     known.join(", ")
                 }
             ))
+        }
+        Ok(Some((summary, _, Some(_), _))) if summary.name != name => {
+            // `/tools/Web_Search` names `web-search`: send people to the canonical URL.
+            let target = match &explicit_version {
+                Some(v) => version_url(&summary.name, v),
+                None => tool_url(&summary.name),
+            };
+            HttpResponse::PermanentRedirect()
+                .insert_header((header::LOCATION, target))
+                .insert_header((header::CACHE_CONTROL, HeaderValue::from_static("no-cache")))
+                .finish()
         }
         Ok(Some((summary, _, Some(detail), required))) => {
             let required = required.unwrap_or_default();

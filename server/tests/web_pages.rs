@@ -1,0 +1,437 @@
+//! The web index over HTTP against the real server, store and search index:
+//! pages answer 200/404/400 as HTML with the security headers, user-supplied
+//! text is escaped (a `<script>` description, a hostile README), assets live
+//! at hashed URLs with immutable cache headers, and yanked and blocked
+//! versions are marked on the tool page.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{Backend, BundleBuilder, TestApp};
+use toolreg_core::Tier;
+use toolreg_server::search::StoreSource;
+
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// The app with its search index running.
+async fn start(backend: Backend) -> Option<TestApp> {
+    let app = TestApp::start(backend).await?;
+    let source = Arc::new(StoreSource::new(app.state.db.clone()));
+    app.state
+        .search
+        .start(&app.data_dir().join("index"), source)
+        .expect("start search");
+    Some(app)
+}
+
+struct Page {
+    status: u16,
+    headers: reqwest::header::HeaderMap,
+    body: String,
+}
+
+async fn page(app: &TestApp, path: &str) -> Page {
+    page_with(app, path, &[]).await
+}
+
+async fn page_with(app: &TestApp, path: &str, headers: &[(&str, &str)]) -> Page {
+    let mut req = app.client.get(app.api(path));
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let res = req.send().await.expect("GET");
+    let status = res.status().as_u16();
+    let headers = res.headers().clone();
+    let body = res.text().await.expect("body");
+    Page {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn header<'a>(page: &'a Page, name: &str) -> &'a str {
+    page.headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+}
+
+/// Every HTML page: content type, CSP, nosniff, referrer policy, no-cache.
+fn assert_html(page: &Page, path: &str) {
+    assert_eq!(
+        header(page, "content-type"),
+        "text/html; charset=utf-8",
+        "{path}"
+    );
+    assert_eq!(header(page, "content-security-policy"), CSP, "{path}");
+    assert_eq!(header(page, "x-content-type-options"), "nosniff", "{path}");
+    assert_eq!(
+        header(page, "referrer-policy"),
+        "strict-origin-when-cross-origin",
+        "{path}"
+    );
+    assert_eq!(header(page, "cache-control"), "no-cache", "{path}");
+    // The CSP forbids inline code; the markup must not rely on it.
+    for bad in [
+        "<script>",
+        "<style",
+        " style=\"",
+        " onclick=",
+        " onerror=",
+        " onload=",
+    ] {
+        assert!(!page.body.contains(bad), "{path} contains `{bad}`");
+    }
+}
+
+/// True if `body` holds `raw` HTML-escaped (askama writes `&#60;`, the sanitizers `&lt;`).
+fn has_escaped(body: &str, raw: &str) -> bool {
+    let a = raw
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    let b = raw
+        .replace('&', "&#38;")
+        .replace('<', "&#60;")
+        .replace('>', "&#62;");
+    body.contains(&a) || body.contains(&b)
+}
+
+/// A Matimo tool YAML with `description` and `execution` lines.
+fn matimo(name: &str, version: &str, description: &str, execution: &str) -> String {
+    format!(
+        "name: {name}\ndescription: '{description}'\nversion: '{version}'\nparameters:\n  query:\n    type: string\n    required: true\n    description: 'What to look for'\nexecution:\n{execution}\n"
+    )
+}
+
+const HTTP: &str = "  type: http\n  method: GET\n  url: 'https://example.com/search'";
+const COMMAND: &str = "  type: command\n  command: echo\n  args: ['hello']";
+
+fn bundle(name: &str, version: &str, description: &str, execution: &str) -> BundleBuilder {
+    BundleBuilder::http(name, version)
+        .file(
+            "definition.yaml",
+            matimo(name, version, description, execution),
+        )
+        .toml_line("license = \"MIT\"")
+}
+
+/// Waits until the home page lists `name` (the index follows the change log).
+async fn wait_listed(app: &TestApp, name: &str) {
+    let start = Instant::now();
+    loop {
+        let p = page(app, &format!("/?q={name}")).await;
+        if p.body.contains(&format!("href=\"/tools/{name}\"")) {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{name} never appeared on the home page: {}",
+            p.body
+        );
+        actix_web::rt::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn home_and_tool_pages(app: TestApp) {
+    let token = app.user("alice", Tier::Verified).await;
+    app.publish_ok(
+        &token,
+        bundle("web-search", "1.2.3", "Search the web for pages", HTTP).pack(),
+    )
+    .await;
+    wait_listed(&app, "web-search").await;
+
+    let home = page(&app, "/").await;
+    assert_eq!(home.status, 200);
+    assert_html(&home, "/");
+    assert!(
+        home.body.contains("href=\"/tools/web-search\""),
+        "{}",
+        home.body
+    );
+    assert!(home.body.contains("1.2.3"));
+    assert!(
+        home.body.contains("MIT (1)"),
+        "license facet count: {}",
+        home.body
+    );
+    assert!(home.body.contains("id=\"results\""), "results region");
+
+    let search = page(
+        &app,
+        "/?q=search&execution=http&license=MIT&tier=verified&format=matimo&sort=downloads",
+    )
+    .await;
+    assert_eq!(search.status, 200);
+    assert!(
+        search.body.contains("<mark>"),
+        "highlights: {}",
+        search.body
+    );
+    let none = page(&app, "/?q=search&execution=prompt").await;
+    assert_eq!(none.status, 200);
+    assert!(none.body.contains("No tools found."), "{}", none.body);
+
+    let tool = page(&app, "/tools/web-search").await;
+    assert_eq!(tool.status, 200);
+    assert_html(&tool, "/tools/web-search");
+    assert!(
+        tool.body.contains("toolreg add web-search@^1.2"),
+        "pin snippet"
+    );
+    assert!(
+        tool.body.contains("Sends an HTTP request"),
+        "execution kind explained"
+    );
+    assert!(tool.body.contains("What to look for"), "parameters table");
+    assert!(tool
+        .body
+        .contains("/api/v1/tools/web-search/1.2.3/definition?format=openai"));
+    // The same page by exact version, and by a non-canonical spelling of the name.
+    assert_eq!(page(&app, "/tools/web-search/1.2.3").await.status, 200);
+    let res = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client")
+        .get(app.api("/tools/Web_Search/1.2.3"))
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(res.status(), 308);
+    assert_eq!(res.headers()["location"], "/tools/web-search/1.2.3");
+    assert_eq!(
+        page(&app, "/tools/Web_Search").await.status,
+        200,
+        "the redirect leads to the page"
+    );
+}
+
+async fn unknown_pages_are_html_404s(app: TestApp) {
+    let token = app.user("alice", Tier::Verified).await;
+    app.publish_ok(&token, bundle("web-search", "1.0.0", "Search", HTTP).pack())
+        .await;
+    for path in [
+        "/tools/no-such-tool",
+        "/tools/web-search/9.9.9",
+        "/tools/web-search/not-a-version",
+        "/tools/web-search/1.0.0/x",
+    ] {
+        let p = page(&app, path).await;
+        assert_eq!(p.status, 404, "{path}");
+        assert_html(&p, path);
+        assert!(p.body.contains("<h1>Not found</h1>"), "{path}: {}", p.body);
+    }
+    let p = page(&app, "/tools/web-search/9.9.9").await;
+    assert!(p.body.contains("Published versions: 1.0.0"), "{}", p.body);
+}
+
+async fn bad_search_parameters_are_400_pages(app: TestApp) {
+    for (query, field) in [
+        ("execution=teleport", "execution:"),
+        ("tier=godlike", "tier:"),
+        ("sort=random", "sort:"),
+        ("page=0", "page:"),
+    ] {
+        let path = format!("/?{query}");
+        let p = page(&app, &path).await;
+        assert_eq!(p.status, 400, "{path}");
+        assert_html(&p, &path);
+        assert!(p.body.contains(field), "{path}: {}", p.body);
+    }
+    let long = format!("/?q={}", "a".repeat(201));
+    assert_eq!(page(&app, &long).await.status, 400);
+}
+
+async fn user_text_is_escaped(app: TestApp) {
+    let token = app.user("mallory", Tier::Verified).await;
+    let readme = "# Read me\n\n<script>alert(2)</script>\n\n<img src=\"x\" onerror=\"alert(3)\">\n\n[x](javascript:alert(4))\n";
+    let b = bundle("evil-tool", "1.0.0", "<script>alert(1)</script>", HTTP)
+        .file("README.md", readme)
+        .toml_line("repository = \"javascript:alert(5)\"");
+    app.publish_ok(&token, b.pack()).await;
+    wait_listed(&app, "evil-tool").await;
+    for path in ["/?q=evil", "/tools/evil-tool"] {
+        let p = page(&app, path).await;
+        assert_eq!(p.status, 200, "{path}");
+        assert_html(&p, path);
+        assert!(
+            !p.body.contains("<script>alert"),
+            "{path}: raw script: {}",
+            p.body
+        );
+        assert!(
+            has_escaped(&p.body, "<script>alert(1)</script>"),
+            "{path}: description not shown escaped"
+        );
+        assert!(
+            !p.body.contains("onerror"),
+            "{path}: onerror attribute survived"
+        );
+        assert!(
+            !p.body.contains("href=\"javascript:"),
+            "{path}: javascript: link"
+        );
+    }
+    let fragment = page_with(&app, "/?q=evil", &[("X-Partial", "results")]).await;
+    assert_eq!(fragment.status, 200);
+    assert!(
+        !fragment.body.contains("<html"),
+        "the fragment is only the results region"
+    );
+    assert!(has_escaped(&fragment.body, "<script>alert(1)</script>"));
+}
+
+async fn yanked_and_blocked_versions_are_marked(app: TestApp) {
+    let token = app.user("bob", Tier::Verified).await;
+    app.publish_ok(
+        &token,
+        bundle("run-echo", "1.0.0", "Echo a greeting", COMMAND).pack(),
+    )
+    .await;
+    app.publish_ok(
+        &token,
+        bundle("run-echo", "1.1.0", "Echo a greeting", COMMAND).pack(),
+    )
+    .await;
+    let res = app
+        .client
+        .delete(app.api("/api/v1/tools/run-echo/1.0.0/yank"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .expect("yank");
+    assert_eq!(res.status(), 200);
+    let p = page(&app, "/tools/run-echo/1.0.0").await;
+    assert_eq!(p.status, 200);
+    assert!(p.body.contains("This version is yanked."), "{}", p.body);
+    assert!(
+        p.body.contains("status-yanked"),
+        "versions table marks the yank"
+    );
+    assert!(
+        p.body.contains("It runs: echo hello"),
+        "command explained: {}",
+        p.body
+    );
+
+    // A blocked version (what demoting its publisher does) is marked with the reason.
+    // The block is set on the row directly: this test is about the page.
+    let reason = "the publisher's tier `untrusted` may not publish `command` tools";
+    app.state
+        .db
+        .write(move |conn| {
+            use diesel::prelude::*;
+            use toolreg_server::schema::versions;
+            diesel::update(versions::table.filter(versions::version.eq("1.1.0")))
+                .set((
+                    versions::blocked.eq(true),
+                    versions::blocked_reason.eq(Some(reason)),
+                ))
+                .execute(conn)?;
+            Ok(())
+        })
+        .await
+        .expect("block the version");
+    let p = page(&app, "/tools/run-echo/1.1.0").await;
+    assert_eq!(p.status, 200);
+    assert!(p.body.contains("This version is blocked."), "{}", p.body);
+    assert!(
+        has_escaped(&p.body, reason) || p.body.contains("may not publish"),
+        "block reason shown"
+    );
+    assert!(p.body.contains("status-blocked"));
+    // With 1.1.0 blocked and 1.0.0 yanked, the tool page shows the highest version.
+    let p = page(&app, "/tools/run-echo").await;
+    assert_eq!(p.status, 200);
+    assert!(
+        p.body.contains("<span class=\"version\">1.1.0</span>"),
+        "{}",
+        p.body
+    );
+}
+
+async fn assets_are_hashed_and_immutable(app: TestApp) {
+    let home = page(&app, "/").await;
+    assert_eq!(home.status, 200);
+    let css = find_url(&home.body, "/static/app.", ".css").expect("a hashed stylesheet link");
+    let hash = &css["/static/app.".len()..css.len() - ".css".len()];
+    assert!(
+        hash.len() == 8 && hash.chars().all(|c| c.is_ascii_hexdigit()),
+        "hash in {css}"
+    );
+
+    let res = app.get(&css).await;
+    assert_eq!(res.status(), 200);
+    let h = res.headers().clone();
+    assert_eq!(h["content-type"], "text/css; charset=utf-8");
+    assert_eq!(h["cache-control"], "public, max-age=31536000, immutable");
+    let etag = h["etag"].to_str().expect("etag").to_string();
+    assert!(res.text().await.expect("css").contains(":root"));
+
+    let again = app
+        .client
+        .get(app.api(&css))
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(again.status(), 304, "conditional GET");
+
+    for bad in [
+        "/static/app.css",
+        "/static/app.00000000.css",
+        "/static/../Cargo.toml",
+    ] {
+        assert_eq!(app.get(bad).await.status(), 404, "{bad}");
+    }
+    let js = find_url(&home.body, "/static/app.", ".js").expect("a hashed script");
+    let res = app.get(&js).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(
+        res.headers()["content-type"],
+        "text/javascript; charset=utf-8"
+    );
+}
+
+/// The first `prefix…suffix` URL in `text` (up to a quote, space or `>`).
+fn find_url(text: &str, prefix: &str, suffix: &str) -> Option<String> {
+    text.match_indices(prefix).find_map(|(start, _)| {
+        let rest = &text[start..];
+        let end = rest.find(['"', ' ', '>'])?;
+        let candidate = &rest[..end];
+        candidate.ends_with(suffix).then(|| candidate.to_string())
+    })
+}
+
+macro_rules! web_tests {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[actix_web::test]
+            async fn sqlite() {
+                if let Some(app) = super::start(super::Backend::Sqlite).await {
+                    super::$name(app).await;
+                }
+            }
+            #[actix_web::test]
+            async fn postgres() {
+                if let Some(app) = super::start(super::Backend::Postgres).await {
+                    super::$name(app).await;
+                }
+            }
+        }
+    )*};
+}
+
+web_tests!(
+    home_and_tool_pages,
+    unknown_pages_are_html_404s,
+    bad_search_parameters_are_400_pages,
+    user_text_is_escaped,
+    yanked_and_blocked_versions_are_marked,
+    assets_are_hashed_and_immutable,
+);
