@@ -354,6 +354,40 @@ async fn fresh_after_publish_yank_and_block(app: TestApp) {
         b["hits"][0]["blocked"] == true && b["hits"][0]["blocked_reason"] == "publisher demoted"
     })
     .await;
+
+    // The bulk read used by `reindex` agrees with the per-tool read the
+    // tailer uses: yanked-out tools absent, blocked ones present as blocked.
+    app.publish_ok(
+        &token,
+        tool("gone-tool", "1.0.0", "Yanked at once.", &[], "MIT"),
+    )
+    .await;
+    let res = app
+        .client
+        .delete(app.api("/api/v1/tools/gone-tool/1.0.0/yank"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .expect("yank");
+    assert_eq!(res.status(), 200);
+    let source = StoreSource::new(app.state.db.clone());
+    let (bulk, each) = actix_web::web::block(move || {
+        use toolreg_server::search::SearchSource;
+        let bulk = source.all_docs().expect("all_docs");
+        let mut each = vec![];
+        for name in source.all_tool_names().expect("names") {
+            each.extend(source.search_doc(&name).expect("search_doc"));
+        }
+        (bulk, each)
+    })
+    .await
+    .expect("read");
+    assert_eq!(bulk, each);
+    assert_eq!(
+        bulk.iter().map(|d| d.name.as_str()).collect::<Vec<_>>(),
+        ["zebra-finder"]
+    );
+    assert!(bulk[0].blocked);
 }
 
 /// Every query's answer, to compare two indexes.

@@ -2,19 +2,21 @@
 //! because of what is on disk: a missing, corrupt or outdated index is
 //! replaced by an empty one and [`SearchIndex::needs_rebuild`] says so.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, RwLock};
 
 use serde::{Deserialize, Serialize};
 use tantivy::collector::sort_key::{SortBySimilarityScore, SortByStaticFastValue, SortByString};
 use tantivy::collector::{Collector, Count, TopDocs};
 use tantivy::directory::MmapDirectory;
+use tantivy::index::SegmentId;
 use tantivy::query::{Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::snippet::SnippetGenerator;
 use tantivy::{
-    DocAddress, Index, IndexReader, IndexWriter, Order, ReloadPolicy, Searcher, TantivyDocument,
-    TantivyError, Term,
+    DocAddress, DocId, Index, IndexReader, IndexWriter, Order, ReloadPolicy, Searcher,
+    TantivyDocument, TantivyError, Term,
 };
 
 use super::facets::FacetCollector;
@@ -26,6 +28,8 @@ use super::{SearchDoc, SearchError};
 
 /// Memory the index writer may use before it flushes a segment.
 const WRITER_MEMORY: usize = 50_000_000;
+/// Most decoded documents kept in memory.
+const MAX_CACHED_DOCS: usize = 250_000;
 /// Longest description snippet, in characters.
 const SNIPPET_CHARS: usize = 200;
 
@@ -58,6 +62,10 @@ pub struct SearchIndex {
     writer: Mutex<IndexWriter>,
     state: OpenState,
     seq: Mutex<Option<i64>>,
+    /// Decoded documents by segment and doc id. Segments are immutable, so
+    /// an entry is never stale; entries of merged-away segments are dropped
+    /// at commit.
+    cache: RwLock<HashMap<(SegmentId, DocId), Arc<SearchDoc>>>,
 }
 
 impl std::fmt::Debug for SearchIndex {
@@ -183,6 +191,7 @@ impl SearchIndex {
             writer: Mutex::new(writer),
             state,
             seq: Mutex::new(seq),
+            cache: RwLock::new(HashMap::new()),
         })
     }
 
@@ -314,6 +323,7 @@ impl SearchIndex {
         }
         *self.seq.lock().unwrap_or_else(|e| e.into_inner()) = seq;
         self.reader.reload()?;
+        self.prune_cache();
         Ok(())
     }
 
@@ -340,6 +350,42 @@ impl SearchIndex {
             Some((_, addr)) => Ok(Some(self.load(&searcher, *addr)?)),
             None => Ok(None),
         }
+    }
+
+    /// Drops cached documents of segments the current searcher no longer uses.
+    fn prune_cache(&self) {
+        let live: HashSet<SegmentId> = self
+            .reader
+            .searcher()
+            .segment_readers()
+            .iter()
+            .map(|r| r.segment_id())
+            .collect();
+        let mut cache = self.cache.write().unwrap_or_else(|e| e.into_inner());
+        cache.retain(|(segment, _), _| live.contains(segment));
+    }
+
+    /// The document at `addr`, decoded once and then served from the cache.
+    fn cached(&self, searcher: &Searcher, addr: DocAddress) -> Result<Arc<SearchDoc>, SearchError> {
+        let key = (
+            searcher.segment_reader(addr.segment_ord).segment_id(),
+            addr.doc_id,
+        );
+        if let Some(doc) = self
+            .cache
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return Ok(doc.clone());
+        }
+        let doc = Arc::new(self.load(searcher, addr)?);
+        let mut cache = self.cache.write().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= MAX_CACHED_DOCS {
+            cache.clear();
+        }
+        cache.insert(key, doc.clone());
+        Ok(doc)
     }
 
     fn load(&self, searcher: &Searcher, addr: DocAddress) -> Result<SearchDoc, SearchError> {
@@ -399,7 +445,7 @@ impl SearchIndex {
         snippets.set_max_num_chars(SNIPPET_CHARS);
         let mut hits = Vec::with_capacity(addrs.len());
         for addr in addrs {
-            let doc = self.load(&searcher, addr)?;
+            let doc = self.cached(&searcher, addr)?;
             let mut snippet = snippets.snippet(&doc.description);
             snippet.set_snippet_prefix_postfix("<mark>", "</mark>");
             let description = if snippet.highlighted().is_empty() {
@@ -408,7 +454,7 @@ impl SearchIndex {
                 snippet_html(&snippet, &doc.description)
             };
             let name = highlight_name(&doc.name, &words);
-            hits.push(hit(doc, Highlights { name, description }));
+            hits.push(hit(&doc, Highlights { name, description }));
         }
         Ok(SearchResults {
             total: total as u64,
@@ -432,21 +478,21 @@ where
     Ok((count, facets, top.into_iter().map(|(_, a)| a).collect()))
 }
 
-fn hit(doc: SearchDoc, highlights: Highlights) -> SearchHit {
+fn hit(doc: &SearchDoc, highlights: Highlights) -> SearchHit {
     SearchHit {
-        name: doc.name,
-        version: doc.version,
-        title: doc.title,
-        description: doc.description,
-        keywords: doc.keywords,
-        license: doc.license,
+        name: doc.name.clone(),
+        version: doc.version.clone(),
+        title: doc.title.clone(),
+        description: doc.description.clone(),
+        keywords: doc.keywords.clone(),
+        license: doc.license.clone(),
         format: doc.format,
         execution: doc.execution,
         tier: doc.tier,
         downloads: doc.downloads,
         updated_at: doc.updated_at,
         blocked: doc.blocked,
-        blocked_reason: doc.blocked_reason,
+        blocked_reason: doc.blocked_reason.clone(),
         highlights,
     }
 }

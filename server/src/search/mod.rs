@@ -29,7 +29,7 @@ pub use index::{OpenState, SearchIndex};
 pub use params::{SearchParams, SearchQuery, Sort, MAX_PAGE_DEPTH, MAX_PER_PAGE, MAX_QUERY_CHARS};
 pub use results::{FacetCounts, Facets, Highlights, SearchHit, SearchResults};
 pub use service::{index_dir, reindex, reindex_command, start_for, SearchService};
-pub use source::{search_doc_on, StoreSource};
+pub use source::{all_docs_on, search_doc_on, StoreSource};
 pub use tailer::{Change, SearchSource, Tailer, TailerHandle, TailerOptions};
 
 /// Everything that can go wrong in search.

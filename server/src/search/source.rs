@@ -2,6 +2,8 @@
 //! `changes` table as the change log, and per tool the latest version that is
 //! not yanked (preferring one that is not blocked) as its [`SearchDoc`].
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
 use diesel::dsl::max;
 use diesel::prelude::*;
@@ -41,6 +43,7 @@ fn source_error(e: impl std::fmt::Display) -> SearchError {
 #[derive(Debug, Queryable)]
 struct Candidate {
     id: i64,
+    tool_id: i64,
     version: String,
     yanked: bool,
     blocked: bool,
@@ -136,12 +139,7 @@ pub fn search_doc_on(
     };
     let candidates: Vec<Candidate> = versions::table
         .filter(versions::tool_id.eq(tool.id))
-        .select((
-            versions::id,
-            versions::version,
-            versions::yanked,
-            versions::blocked,
-        ))
+        .select(CANDIDATE_COLUMNS)
         .load(conn)
         .map_err(source_error)?;
     let Some(id) = choose(candidates) else {
@@ -149,19 +147,76 @@ pub fn search_doc_on(
     };
     let chosen: Chosen = versions::table
         .find(id)
-        .select((
-            versions::version,
-            versions::format,
-            versions::execution,
-            versions::manifest,
-            versions::readme,
-            versions::publisher_tier,
-            versions::blocked,
-            versions::blocked_reason,
-        ))
+        .select(CHOSEN_COLUMNS)
         .first(conn)
         .map_err(source_error)?;
     Ok(Some(build_doc(&tool, chosen)))
+}
+
+const CANDIDATE_COLUMNS: (
+    versions::id,
+    versions::tool_id,
+    versions::version,
+    versions::yanked,
+    versions::blocked,
+) = (
+    versions::id,
+    versions::tool_id,
+    versions::version,
+    versions::yanked,
+    versions::blocked,
+);
+
+#[allow(clippy::type_complexity)]
+const CHOSEN_COLUMNS: (
+    versions::version,
+    versions::format,
+    versions::execution,
+    versions::manifest,
+    versions::readme,
+    versions::publisher_tier,
+    versions::blocked,
+    versions::blocked_reason,
+) = (
+    versions::version,
+    versions::format,
+    versions::execution,
+    versions::manifest,
+    versions::readme,
+    versions::publisher_tier,
+    versions::blocked,
+    versions::blocked_reason,
+);
+
+/// Every searchable tool's document in a few bulk queries (for `reindex`).
+pub fn all_docs_on(conn: &mut DbConnection) -> Result<Vec<SearchDoc>, SearchError> {
+    let tools: Vec<ToolRow> = tools::table
+        .order(tools::name.asc())
+        .select(ToolRow::as_select())
+        .load(conn)
+        .map_err(source_error)?;
+    let candidates: Vec<Candidate> = versions::table
+        .select(CANDIDATE_COLUMNS)
+        .load(conn)
+        .map_err(source_error)?;
+    let mut by_tool: HashMap<i64, Vec<Candidate>> = HashMap::new();
+    for c in candidates {
+        by_tool.entry(c.tool_id).or_default().push(c);
+    }
+    let chosen_ids: Vec<i64> = by_tool.into_values().filter_map(choose).collect();
+    let mut chosen: HashMap<i64, Chosen> = HashMap::with_capacity(chosen_ids.len());
+    for chunk in chosen_ids.chunks(500) {
+        let rows: Vec<(i64, Chosen)> = versions::table
+            .filter(versions::id.eq_any(chunk))
+            .select((versions::tool_id, CHOSEN_COLUMNS))
+            .load(conn)
+            .map_err(source_error)?;
+        chosen.extend(rows);
+    }
+    Ok(tools
+        .iter()
+        .filter_map(|tool| chosen.remove(&tool.id).map(|v| build_doc(tool, v)))
+        .collect())
 }
 
 impl SearchSource for StoreSource {
@@ -213,6 +268,11 @@ impl SearchSource for StoreSource {
         search_doc_on(&mut conn, tool_name)
     }
 
+    fn all_docs(&self) -> Result<Vec<SearchDoc>, SearchError> {
+        let mut conn = self.conn()?;
+        all_docs_on(&mut conn)
+    }
+
     fn all_tool_names(&self) -> Result<Vec<String>, SearchError> {
         let mut conn = self.conn()?;
         tools::table
@@ -230,6 +290,7 @@ mod tests {
     fn c(id: i64, version: &str, yanked: bool, blocked: bool) -> Candidate {
         Candidate {
             id,
+            tool_id: 1,
             version: version.into(),
             yanked,
             blocked,

@@ -41,6 +41,18 @@ pub trait SearchSource: Send + Sync {
     fn search_doc(&self, tool_name: &str) -> Result<Option<SearchDoc>, SearchError>;
     /// Every tool that should be searchable (for a full rebuild).
     fn all_tool_names(&self) -> Result<Vec<String>, SearchError>;
+    /// The documents of every searchable tool (for a full rebuild). The
+    /// default asks [`search_doc`](Self::search_doc) per tool; a database
+    /// source should answer in a few bulk queries.
+    fn all_docs(&self) -> Result<Vec<SearchDoc>, SearchError> {
+        let mut docs = Vec::new();
+        for name in self.all_tool_names()? {
+            if let Some(doc) = self.search_doc(&name)? {
+                docs.push(doc);
+            }
+        }
+        Ok(docs)
+    }
 }
 
 /// Tailer settings.
@@ -108,21 +120,17 @@ impl Tailer {
         }
     }
 
-    /// Rebuilds the whole index from [`SearchSource::all_tool_names`].
+    /// Rebuilds the whole index from [`SearchSource::all_docs`].
     /// Returns how many tools are indexed.
     pub fn reindex(&mut self) -> Result<usize, SearchError> {
         let head = self.source.latest_seq()?;
-        let names = self.source.all_tool_names()?;
+        let docs = self.source.all_docs()?;
         let result = (|| {
             self.index.clear()?;
-            let mut indexed = 0;
-            for name in &names {
-                if let Some(doc) = self.source.search_doc(name)? {
-                    self.index.upsert(&doc)?;
-                    indexed += 1;
-                }
+            for doc in &docs {
+                self.index.upsert(doc)?;
             }
-            Ok(indexed)
+            Ok(docs.len())
         })();
         let indexed = match result {
             Ok(n) => n,

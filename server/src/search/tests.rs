@@ -379,6 +379,8 @@ fn absurd_parameters_are_bad_requests() {
 #[test]
 fn upsert_replaces_and_remove_removes() {
     let index = index_of(&sample());
+    // Cached from this query: the replacement must still be what is served.
+    assert_eq!(search(&index, "calculator").hits[0].version, "1.0.0");
     let mut d = doc("calculator", "Now a unit converter.");
     d.version = "2.0.0".into();
     index.upsert(&d).unwrap();
