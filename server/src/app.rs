@@ -18,6 +18,9 @@ use crate::downloads::DownloadCounter;
 use crate::error::{json_error_handler, path_error_handler, query_error_handler};
 use crate::metrics::Metrics;
 
+/// How long a presigned download URL stays valid (`--redirect-downloads`).
+pub const PRESIGNED_URL_LIFETIME: Duration = Duration::from_secs(300);
+
 /// Everything a request handler can reach. Add new shared services (the
 /// search index, ...) as fields here and set them in [`AppState::new`].
 pub struct AppState {
@@ -31,6 +34,11 @@ pub struct AppState {
     pub openapi_json: String,
     /// The search index and its change-log tailer (started by `serve`).
     pub search: crate::search::SearchService,
+    /// Publish and token-creation limits (none unless `serve` sets them).
+    pub rate_limits: crate::rate_limit::RateLimits,
+    /// When set (S3 storage only), downloads answer a redirect to a presigned
+    /// URL valid this long instead of streaming the bundle.
+    pub redirect_downloads: Option<Duration>,
 }
 
 impl AppState {
@@ -44,6 +52,8 @@ impl AppState {
             downloads: DownloadCounter::default(),
             openapi_json,
             search: crate::search::SearchService::default(),
+            rate_limits: crate::rate_limit::RateLimits::default(),
+            redirect_downloads: None,
         }
     }
 }

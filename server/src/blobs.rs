@@ -10,6 +10,7 @@ use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::local::LocalFileSystem;
 use object_store::path::Path;
 use object_store::prefix::PrefixStore;
+use object_store::signer::Signer;
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt, PutPayload};
 
 use crate::error::{internal, AppError, AppResult};
@@ -21,6 +22,8 @@ pub const BUNDLE_PREFIX: &str = "bundles/sha256";
 #[derive(Clone)]
 pub struct BlobStore {
     store: Arc<dyn ObjectStore>,
+    /// The same store as a URL signer (S3 only), for presigned downloads.
+    signer: Option<Arc<dyn Signer>>,
     description: String,
 }
 
@@ -62,15 +65,20 @@ impl BlobStore {
             // Custom endpoints (MinIO, moto, ...) want path-style requests.
             builder = builder.with_virtual_hosted_style_request(false);
             let s3 = builder.build().map_err(|e| internal(format!("cannot configure S3 storage `{url}`: {e}")))?;
-            let store: Arc<dyn ObjectStore> =
-                if prefix.is_empty() { Arc::new(s3) } else { Arc::new(PrefixStore::new(s3, prefix)) };
-            Ok(BlobStore { store, description: url.to_string() })
+            let (store, signer): (Arc<dyn ObjectStore>, Arc<dyn Signer>) = if prefix.is_empty() {
+                let s3 = Arc::new(s3);
+                (s3.clone(), s3)
+            } else {
+                let prefixed = Arc::new(PrefixStore::new(s3, prefix));
+                (prefixed.clone(), prefixed)
+            };
+            Ok(BlobStore { store, signer: Some(signer), description: url.to_string() })
         } else {
             let dir = url.strip_prefix("file://").unwrap_or(url);
             std::fs::create_dir_all(dir).map_err(|e| internal(format!("cannot create storage directory {dir}: {e}")))?;
             let fs = LocalFileSystem::new_with_prefix(dir)
                 .map_err(|e| internal(format!("cannot open storage directory {dir}: {e}")))?;
-            Ok(BlobStore { store: Arc::new(fs), description: url.to_string() })
+            Ok(BlobStore { store: Arc::new(fs), signer: None, description: url.to_string() })
         }
     }
 
@@ -88,6 +96,20 @@ impl BlobStore {
             Ok(result) => Ok(Some(result.into_stream())),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(AppError::Storage(e)),
+        }
+    }
+
+    /// True if the store can hand out presigned URLs (S3).
+    pub fn can_presign(&self) -> bool {
+        self.signer.is_some()
+    }
+
+    /// A URL that fetches the bundle straight from S3 for `expires_in`, or
+    /// `None` when the store cannot presign (local files).
+    pub async fn presigned_bundle_url(&self, sha256: &str, expires_in: std::time::Duration) -> AppResult<Option<object_store::signer::Url>> {
+        match &self.signer {
+            Some(signer) => Ok(Some(signer.signed_url(object_store::signer::Method::GET, &bundle_path(sha256), expires_in).await?)),
+            None => Ok(None),
         }
     }
 

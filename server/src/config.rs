@@ -8,6 +8,8 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use toolreg_core::{Policy, Tier};
 
+use crate::rate_limit::RateLimit;
+
 /// The toolreg registry server.
 #[derive(Debug, Parser)]
 #[command(name = "toolreg-server", version, about = "The toolreg registry server")]
@@ -86,11 +88,34 @@ pub struct ServeOptions {
     /// HTTP worker threads (default: one per CPU core).
     #[arg(long, env = "TOOLREG_WORKERS", global = true)]
     pub workers: Option<usize>,
+    /// Publishes allowed per token and per client IP, e.g. `60/min`, `10/s`; `0` = no limit.
+    /// Counted in the database, so replicas share the count.
+    #[arg(long, env = "TOOLREG_RATE_LIMIT_PUBLISH", default_value = "600/min", value_parser = RateLimit::parse, global = true)]
+    pub rate_limit_publish: RateLimit,
+    /// Token creations allowed per token and per client IP, e.g. `60/min`; `0` = no limit.
+    #[arg(long, env = "TOOLREG_RATE_LIMIT_TOKENS", default_value = "60/min", value_parser = RateLimit::parse, global = true)]
+    pub rate_limit_tokens: RateLimit,
+    /// Take the client IP for per-IP rate limits from `Forwarded`/`X-Forwarded-For`
+    /// (set this only behind a load balancer that writes those headers).
+    #[arg(long, env = "TOOLREG_TRUST_PROXY", global = true)]
+    pub trust_proxy: bool,
+    /// With S3 storage, answer bundle downloads with a redirect to a presigned
+    /// URL valid for 5 minutes instead of streaming the bytes through the server.
+    #[arg(long, env = "TOOLREG_REDIRECT_DOWNLOADS", global = true)]
+    pub redirect_downloads: bool,
 }
 
 impl Default for ServeOptions {
     fn default() -> Self {
-        ServeOptions { listen: SocketAddr::from(([127, 0, 0, 1], 8080)), policy: Policy::default(), workers: None }
+        ServeOptions {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            policy: Policy::default(),
+            workers: None,
+            rate_limit_publish: RateLimit::OFF,
+            rate_limit_tokens: RateLimit::OFF,
+            trust_proxy: false,
+            redirect_downloads: false,
+        }
     }
 }
 

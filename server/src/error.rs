@@ -46,6 +46,9 @@ pub enum AppError {
     /// 422 `unprocessable`: a request that is well-formed but cannot be done (e.g. an impossible export).
     #[error("{0}")]
     Unprocessable(String),
+    /// 429 `rate-limited`, with `Retry-After: retry_after` (seconds).
+    #[error("{detail}")]
+    RateLimited { detail: String, retry_after: u64 },
     #[error("database error: {0}")]
     Database(#[from] diesel::result::Error),
     #[error("database connection error: {0}")]
@@ -133,6 +136,7 @@ impl AppError {
             AppError::TooLarge(_) => ("too-large", "Too large"),
             AppError::InvalidDefinition { .. } => ("invalid-definition", "Invalid tool definition"),
             AppError::Unprocessable(_) => ("unprocessable", "Cannot process the request"),
+            AppError::RateLimited { .. } => ("rate-limited", "Too many requests"),
             AppError::Database(_) | AppError::Pool(_) | AppError::Storage(_) | AppError::Internal(_) => {
                 ("internal", "Internal server error")
             }
@@ -181,6 +185,7 @@ impl ResponseError for AppError {
             AppError::VersionExists(_) => StatusCode::CONFLICT,
             AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::InvalidDefinition { .. } | AppError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::Database(_) | AppError::Pool(_) | AppError::Storage(_) | AppError::Internal(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
@@ -196,6 +201,9 @@ impl ResponseError for AppError {
         res.content_type("application/problem+json");
         if status == StatusCode::UNAUTHORIZED {
             res.insert_header(("WWW-Authenticate", "Bearer"));
+        }
+        if let AppError::RateLimited { retry_after, .. } = self {
+            res.insert_header((actix_web::http::header::RETRY_AFTER, retry_after.to_string()));
         }
         res.json(self.problem())
     }

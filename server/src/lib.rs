@@ -13,6 +13,7 @@ pub mod error;
 pub mod metrics;
 pub mod models;
 pub mod ops;
+pub mod rate_limit;
 pub mod schema;
 pub mod search;
 pub mod views;

@@ -27,7 +27,22 @@ pub fn open_db(store: &StoreOptions) -> AppResult<Db> {
 pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     let db = open_db(store)?;
     let blobs = BlobStore::open(&store.storage_url())?;
-    let state = web::Data::new(AppState::new(db, blobs, opts.policy.clone()));
+    let mut state = AppState::new(db, blobs, opts.policy.clone());
+    state.rate_limits = crate::rate_limit::RateLimits {
+        publish: opts.rate_limit_publish,
+        tokens: opts.rate_limit_tokens,
+        trust_proxy: opts.trust_proxy,
+    };
+    if opts.redirect_downloads {
+        if !state.blobs.can_presign() {
+            return Err(internal(format!(
+                "--redirect-downloads needs S3 storage (TOOLREG_STORAGE=s3://...), but the storage is {}",
+                store.storage_url()
+            )));
+        }
+        state.redirect_downloads = Some(app::PRESIGNED_URL_LIFETIME);
+    }
+    let state = web::Data::new(state);
     crate::search::start_for(&state, store)?;
     let listener = TcpListener::bind(opts.listen)
         .map_err(|e| internal(format!("cannot listen on {}: {e}", opts.listen)))?;

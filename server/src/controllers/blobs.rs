@@ -11,6 +11,7 @@ use crate::models::VersionRow;
 #[utoipa::path(tag = "tools", params(("hex" = String, Path, description = "lowercase hex SHA-256")),
     responses((status = 200, description = "the bundle", content_type = "application/gzip"),
               (status = 304, description = "not modified"),
+              (status = 307, description = "redirect to a presigned storage URL (`--redirect-downloads`)"),
               (status = 400, body = ProblemBody), (status = 403, body = ProblemBody), (status = 404, body = ProblemBody)))]
 #[get("/api/v1/blobs/sha256/{hex}")]
 pub async fn blob(state: web::Data<AppState>, req: HttpRequest, path: web::Path<String>) -> AppResult<HttpResponse> {

@@ -33,7 +33,8 @@ fn not_modified(req: &HttpRequest, sha256: &str) -> bool {
 
 /// Answer a bundle download: 403 if blocked, 304 on a matching
 /// `If-None-Match`, else the bytes streamed from storage with the digest
-/// headers. Counts the download.
+/// headers — or, with `--redirect-downloads`, a 307 to a short-lived
+/// presigned S3 URL carrying the same digest headers. Counts the download.
 pub async fn serve_bundle(state: &AppState, req: &HttpRequest, tool_id: i64, v: &VersionRow) -> AppResult<HttpResponse> {
     if v.blocked {
         return Err(AppError::Blocked(blocked_message(v)));
@@ -44,6 +45,19 @@ pub async fn serve_bundle(state: &AppState, req: &HttpRequest, tool_id: i64, v: 
             .insert_header((header::ETAG, etag))
             .insert_header((header::CACHE_CONTROL, IMMUTABLE))
             .finish());
+    }
+    if let Some(lifetime) = state.redirect_downloads {
+        if let Some(url) = state.blobs.presigned_bundle_url(&v.sha256, lifetime).await? {
+            state.downloads.count(tool_id, v.id);
+            state.metrics.download();
+            return Ok(HttpResponse::TemporaryRedirect()
+                .insert_header((header::LOCATION, url.to_string()))
+                .insert_header((header::ETAG, etag))
+                .insert_header(("X-Checksum-Sha256", v.sha256.clone()))
+                // The URL expires: a client may reuse it briefly, never for long.
+                .insert_header((header::CACHE_CONTROL, "private, max-age=60"))
+                .finish());
+        }
     }
     let stream = state
         .blobs

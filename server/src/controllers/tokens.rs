@@ -1,6 +1,6 @@
 //! `/api/v1/tokens`: create (the secret is shown once), list and revoke API tokens.
 
-use actix_web::{delete, get, post, web, HttpResponse};
+use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
 use serde_json::json;
 
 use crate::app::AppState;
@@ -8,15 +8,23 @@ use crate::auth::Auth;
 use crate::db::now;
 use crate::error::{bad_request, forbidden, not_found, AppResult, ProblemBody};
 use crate::models::{NewAudit, Scope, Token};
+use crate::rate_limit::Action;
 use crate::views::{rfc3339, CreatedToken, EncodableToken, NewTokenRequest, TokenList};
 
 /// Create a token for the authenticated user. A token can only create tokens
 /// with scopes it has itself, and a token made by an agent token is an agent token.
 #[utoipa::path(tag = "tokens", security(("bearer" = [])), request_body = NewTokenRequest,
-    responses((status = 201, body = CreatedToken), (status = 400, body = ProblemBody), (status = 401, body = ProblemBody), (status = 403, body = ProblemBody)))]
+    responses((status = 201, body = CreatedToken), (status = 400, body = ProblemBody), (status = 401, body = ProblemBody), (status = 403, body = ProblemBody),
+              (status = 429, description = "rate limited (see `Retry-After`)", body = ProblemBody)))]
 #[post("/api/v1/tokens")]
-pub async fn create(state: web::Data<AppState>, auth: Auth, body: web::Json<NewTokenRequest>) -> AppResult<HttpResponse> {
+pub async fn create(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Auth,
+    body: web::Json<NewTokenRequest>,
+) -> AppResult<HttpResponse> {
     auth.require_scope(Scope::Tokens)?;
+    state.rate_limits.check(&state.db, &req, Action::TokenCreate, auth.token.id).await?;
     let body = body.into_inner();
     let scopes = match &body.scopes {
         Some(names) => Scope::parse_list(names)?,

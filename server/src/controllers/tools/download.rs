@@ -13,6 +13,7 @@ use crate::models::{ToolRow, VersionRow};
 #[utoipa::path(tag = "tools", params(("name" = String, Path), ("version" = String, Path)),
     responses((status = 200, description = "the bundle", content_type = "application/gzip"),
               (status = 304, description = "not modified"),
+              (status = 307, description = "redirect to a presigned storage URL (`--redirect-downloads`)"),
               (status = 403, description = "blocked", body = ProblemBody),
               (status = 404, body = ProblemBody)))]
 #[get("/api/v1/tools/{name}/{version}/download")]

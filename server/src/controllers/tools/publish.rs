@@ -21,6 +21,7 @@ use crate::error::{bad_request, forbidden, internal, AppError, AppResult, Proble
 use crate::models::change::{Change, ChangeKind};
 use crate::models::version::{version_key, NewVersion};
 use crate::models::{owner, tier, NewAudit, Scope, ToolRow, VersionRow};
+use crate::rate_limit::Action;
 use crate::views::{EncodableProblem, PublishedVersion};
 
 /// Publish a bundle (a gzip'd tar of the tool directory).
@@ -33,7 +34,8 @@ use crate::views::{EncodableProblem, PublishedVersion};
         (status = 403, description = "not an owner, missing scope, or tier too low", body = ProblemBody),
         (status = 409, description = "version already published", body = ProblemBody),
         (status = 413, description = "bundle too large", body = ProblemBody),
-        (status = 422, description = "invalid definition", body = ProblemBody)))]
+        (status = 422, description = "invalid definition", body = ProblemBody),
+        (status = 429, description = "rate limited (see `Retry-After`)", body = ProblemBody)))]
 #[post("/api/v1/tools")]
 pub async fn publish(
     state: web::Data<AppState>,
@@ -41,6 +43,7 @@ pub async fn publish(
     auth: Auth,
     body: web::Payload,
 ) -> AppResult<HttpResponse> {
+    state.rate_limits.check(&state.db, &req, Action::Publish, auth.token.id).await?;
     let result = publish_bundle(&state, &req, auth, body).await;
     match &result {
         Ok(_) => state.metrics.publish_succeeded(),
