@@ -25,6 +25,7 @@ pub mod manifest;
 pub mod model;
 pub mod name;
 pub mod policy;
+pub mod tlog;
 pub mod validate;
 
 pub use error::{Error, Problem};
