@@ -398,3 +398,49 @@ fn a_blocked_version_is_refused_with_the_registrys_reason() {
     ]);
     assert!(!agent.join(".toolreg/tools/get-weather").exists());
 }
+
+#[test]
+fn a_second_install_needs_no_registry_at_all() {
+    let (server, user, work) = published();
+    let work = work.path();
+    let agent = project(
+        work,
+        "agent",
+        &format!("[registry]\nurl = \"{}\"\n", server.url),
+    );
+    user.run(&agent, &["add", "create-issue"]).ok();
+    user.run(&agent, &["install"]).ok();
+    drop(server); // the registry is gone
+    let run = user.run(&agent, &["install", "--locked"]).ok();
+    assert!(run.stdout.contains("already installed"), "{}", run.stdout);
+    user.run(&agent, &["install"]).ok();
+    let list = user.run(&agent, &["export"]).ok().json();
+    assert_eq!(list[0]["name"], "create_issue");
+    // but a half-finished install (no marker) is redone, which needs the registry
+    std::fs::remove_file(agent.join(".toolreg/tools/create-issue/1.0.0.sha256")).unwrap();
+    user.run(&agent, &["install"])
+        .fails_with(&["could not reach the registry"]);
+    user.run(&agent, &["export"]).fails_with(&["not installed"]);
+}
+
+#[test]
+fn login_stores_the_token_when_the_registry_cannot_be_reached() {
+    let user = User::new();
+    let work = tempfile::tempdir().unwrap();
+    let closed = format!("http://127.0.0.1:{}", free_port());
+    let run = user
+        .run(
+            work.path(),
+            &["login", "--registry", &closed, "--token", "trg_offline"],
+        )
+        .ok();
+    assert!(
+        run.stderr.contains("could not check the token"),
+        "{}",
+        run.stderr
+    );
+    assert!(read(&user.config.join("credentials.toml")).contains("trg_offline"));
+    // no token on stdin is a usage error
+    user.run(work.path(), &["login", "--registry", &closed])
+        .code(2);
+}
