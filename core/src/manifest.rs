@@ -31,7 +31,22 @@ pub struct ToolToml {
     pub description: Option<String>,
     /// Authors, replacing the definition's.
     pub authors: Option<Vec<Author>>,
+    /// Keys of `[tool]` that toolreg doesn't know (likely typos); [`crate::load`]
+    /// warns about each.
+    pub unknown_keys: Vec<String>,
 }
+
+/// The keys `[tool]` may have.
+pub const KNOWN_KEYS: &[&str] = &[
+    "name",
+    "version",
+    "license",
+    "keywords",
+    "repository",
+    "homepage",
+    "description",
+    "authors",
+];
 
 impl ToolToml {
     /// Parse `toolreg.toml` text. Returns the table (absent `[tool]` gives
@@ -63,6 +78,11 @@ impl ToolToml {
             homepage: string(tool, "homepage", &mut problems),
             description: string(tool, "description", &mut problems),
             authors: None,
+            unknown_keys: tool
+                .keys()
+                .filter(|k| !KNOWN_KEYS.contains(&k.as_str()))
+                .cloned()
+                .collect(),
         };
         match tool.get("version") {
             None => {}
@@ -222,5 +242,7 @@ url = "http://x"
         assert!(paths.contains(&"toolreg.toml: tool.keywords[0]"));
         assert!(ToolToml::parse("[tool").is_err());
         assert_eq!(ToolToml::parse("").unwrap(), ToolToml::default());
+        let t = ToolToml::parse("[tool]\nlicence = \"MIT\"\n").unwrap();
+        assert_eq!(t.unknown_keys, vec!["licence"]);
     }
 }

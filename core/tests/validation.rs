@@ -618,3 +618,20 @@ fn mcp_tools_lists_split_for_import() {
     assert_eq!(err.problems()[0].path, "tools[0].name");
     assert!(split_tools_list(r#"{"nope": 1}"#).is_err());
 }
+
+#[test]
+fn unknown_toolreg_toml_keys_are_warnings() {
+    let toml = "[tool]\nlicence = \"MIT\"\nlicense = \"MIT\"\n";
+    let l = load(&dir(&[
+        ("definition.yaml", HTTP_TOOL),
+        ("toolreg.toml", toml),
+    ]))
+    .unwrap();
+    let w = l
+        .warnings
+        .iter()
+        .find(|w| w.path == "toolreg.toml: tool.licence")
+        .expect("a warning");
+    assert!(w.fix.as_deref().unwrap().contains("license"));
+    assert_eq!(l.warnings.len(), 1, "{:?}", l.warnings);
+}

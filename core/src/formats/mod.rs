@@ -251,6 +251,15 @@ fn finish(
     report: &mut Report,
 ) -> Option<Tool> {
     let m = manifest.cloned().unwrap_or_default();
+    for key in &m.unknown_keys {
+        report.warn(
+            Problem::new(
+                format!("toolreg.toml: tool.{key}"),
+                "is not a known key and is ignored",
+            )
+            .with_fix(format!("use one of {}", manifest::KNOWN_KEYS.join(", "))),
+        );
+    }
 
     // Registry name.
     let registry_name = match (&m.name, &draft.name) {
