@@ -391,7 +391,6 @@ fn the_project_policy_refuses_forbidden_execution_kinds() {
 /// DESIGN §3: demoting a publisher blocks their versions of kinds the new
 /// tier doesn't allow; an existing pin then refuses to install, with the reason.
 #[test]
-#[ignore = "toolreg-server's `admin set-tier` does not block versions yet (server tiers issue)"]
 fn demoting_the_publisher_blocks_a_pinned_version() {
     let server = Server::start();
     let bob = server.create_user("bob", "verified");
