@@ -193,6 +193,7 @@ impl Server {
     fn wait_healthy(&mut self, limit: Duration) -> Result<(), String> {
         let started = Instant::now();
         let client = reqwest::blocking::Client::builder()
+            .no_proxy()
             .timeout(Duration::from_secs(2))
             .build()
             .unwrap();
@@ -347,6 +348,8 @@ impl User {
             .env("HOME", self.home.path())
             .env("XDG_CONFIG_HOME", self.home.path().join(".config"))
             .env("NO_COLOR", "1")
+            // every registry in these tests is on loopback; never go through a proxy
+            .env("NO_PROXY", "127.0.0.1,localhost")
             .stdin(Stdio::null());
         cmd
     }
