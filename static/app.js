@@ -36,7 +36,8 @@
         signal: inflight ? inflight.signal : undefined
       })
         .then(function (res) {
-          if (!res.ok) throw new Error("search failed: " + res.status);
+          // 4xx answers carry a message for the results region (e.g. a bad filter).
+          if (!res.ok && (res.status < 400 || res.status >= 500)) throw new Error("search failed: " + res.status);
           return res.text();
         })
         .then(function (html) {

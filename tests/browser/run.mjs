@@ -104,7 +104,7 @@ function buildFixtures(work) {
   fs.writeFileSync(path.join(gh, "toolreg.toml"), toolToml({ license: "MIT", keywords: ["github", "issues"] }));
   fs.writeFileSync(
     path.join(gh, "README.md"),
-    "# GitHub: create an issue\n\nOpens an issue in a repository with the GitHub REST API.\n\n" +
+    "# GitHub: create an issue\n\n![build status](https://ci.example.com/badge.svg)\n\nOpens an issue in a repository with the GitHub REST API.\n\n" +
       "| input | meaning |\n|---|---|\n| `owner` | account that owns the repository |\n\n" +
       "```sh\ntoolreg add github-create-issue@^1.0\n```\n\nSee [the API docs](https://docs.github.com/rest/issues).\n",
   );

@@ -9,6 +9,7 @@ use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use askama::Template;
 
 use super::catalog::Catalog;
+use super::html;
 use super::pages::{
     tool_url, version_url, ErrorPage, IndexPage, ResultsFragment, ResultsView, ToolPage,
 };
@@ -98,19 +99,26 @@ async fn blocking<C: Catalog, T: Send + 'static>(
 
 /// `GET /`.
 pub async fn home<C: Catalog>(req: HttpRequest, catalog: web::Data<C>) -> HttpResponse {
-    let search = match query::parse(req.query_string()) {
-        Ok(q) => q,
-        Err(e) => return error_page(&e),
-    };
-    let q = search.clone();
-    let page = match blocking(&catalog, move |c| c.search(&q)).await {
-        Ok(p) => p,
-        Err(e) => return error_page(&e),
-    };
     let partial = req
         .headers()
         .get(PARTIAL_HEADER)
         .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"results"));
+    let failed = |e: AppError| {
+        if partial {
+            error_fragment(&e)
+        } else {
+            error_page(&e)
+        }
+    };
+    let search = match query::parse(req.query_string()) {
+        Ok(q) => q,
+        Err(e) => return failed(e),
+    };
+    let q = search.clone();
+    let page = match blocking(&catalog, move |c| c.search(&q)).await {
+        Ok(p) => p,
+        Err(e) => return failed(e),
+    };
     if partial {
         render(
             StatusCode::OK,
@@ -121,6 +129,24 @@ pub async fn home<C: Catalog>(req: HttpRequest, catalog: web::Data<C>) -> HttpRe
     } else {
         render(StatusCode::OK, &IndexPage::new(&search, &page))
     }
+}
+
+/// A failed search as the results region's content (search as you type shows it in place).
+fn error_fragment(err: &AppError) -> HttpResponse {
+    let status = err.status_code();
+    let message = if status.is_server_error() {
+        tracing::error!(error = %err, "a search from the web index failed");
+        "The search failed; the error has been logged. Try again in a moment.".to_string()
+    } else {
+        err.to_string()
+    };
+    html_response(
+        status,
+        format!(
+            "<div class=\"callout danger\" role=\"alert\">{}</div>",
+            html::escape(&message)
+        ),
+    )
 }
 
 /// `GET /tools/{name}`: the latest version's page.

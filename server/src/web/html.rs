@@ -67,8 +67,8 @@ static README: LazyLock<Builder<'static>> = LazyLock::new(|| {
     // ranking credit for whatever a publisher links to.
     b.link_rel(Some("nofollow noopener noreferrer"));
     b.url_schemes(["http", "https", "mailto"].into_iter().collect());
-    // Images only from this page's own origin or as data: URIs fit the CSP
-    // (`img-src 'self' data:`); remote ones are simply not loaded by the browser.
+    // Raw `<img>` tags go too (Markdown images are links by now, see [`markdown`]).
+    b.rm_tags(["img"]);
     b
 });
 
@@ -82,20 +82,39 @@ pub fn markdown(text: &str) -> SafeHtml {
     opts.insert(Options::ENABLE_FOOTNOTES);
     // The README sits under the page's h1 and its own h2, so its headings
     // move down two levels (h1 -> h3, ...) to keep the page's outline in order.
-    let parser = Parser::new_ext(text, opts).map(|event| match event {
+    // Images become links to the image: the CSP (`img-src 'self' data:`) would
+    // not load remote ones, and bundle files are not served as images.
+    let parser = Parser::new_ext(text, opts).flat_map(|event| match event {
         Event::Start(Tag::Heading {
             level,
             id,
             classes,
             attrs,
-        }) => Event::Start(Tag::Heading {
-            level: demote(level),
+        }) => {
+            vec![Event::Start(Tag::Heading {
+                level: demote(level),
+                id,
+                classes,
+                attrs,
+            })]
+        }
+        Event::End(TagEnd::Heading(level)) => vec![Event::End(TagEnd::Heading(demote(level)))],
+        Event::Start(Tag::Image {
+            link_type,
+            dest_url,
+            title,
             id,
-            classes,
-            attrs,
-        }),
-        Event::End(TagEnd::Heading(level)) => Event::End(TagEnd::Heading(demote(level))),
-        other => other,
+        }) => vec![
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }),
+            Event::Text("Image: ".into()),
+        ],
+        Event::End(TagEnd::Image) => vec![Event::End(TagEnd::Link)],
+        other => vec![other],
     });
     let mut raw = String::with_capacity(text.len() * 3 / 2);
     html::push_html(&mut raw, parser);
@@ -152,6 +171,18 @@ mod tests {
         assert!(!s.contains("javascript:"), "{s}");
         assert!(!s.contains("style="), "{s}");
         assert!(s.contains("rel=\"nofollow noopener noreferrer\""), "{s}");
+    }
+
+    #[test]
+    fn readme_images_become_links() {
+        let html = markdown("![build status](https://ci.example.com/badge.svg)\n\n<img src=\"https://e.com/x.png\">");
+        let s = html.as_str();
+        assert!(!s.contains("<img"), "{s}");
+        assert!(
+            s.contains("href=\"https://ci.example.com/badge.svg\""),
+            "{s}"
+        );
+        assert!(s.contains("Image: build status"), "{s}");
     }
 
     #[test]

@@ -243,6 +243,19 @@ async fn bad_filter_is_a_400_page_naming_the_field() {
 }
 
 #[actix_web::test]
+async fn bad_filter_in_a_partial_request_is_a_400_fragment() {
+    let (status, headers, body) = get("/?tier=%3Cb%3Egodlike%3C/b%3E", true).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_page_headers(&headers);
+    assert!(!body.contains("<html"), "{body}");
+    assert!(body.contains("role=\"alert\""), "{body}");
+    assert!(
+        has_escaped(&body, "<b>godlike</b>") && !body.contains("<b>"),
+        "{body}"
+    );
+}
+
+#[actix_web::test]
 async fn tool_page_renders_and_sanitizes() {
     let (status, headers, body) = get("/tools/web-search", false).await;
     assert_eq!(status, StatusCode::OK);
