@@ -519,8 +519,13 @@ test("assets have hashed URLs with immutable cache headers", async () => {
 
 test("screenshots of the home and tool pages (desktop and phone)", async () => {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-  for (const [label, viewport] of [["desktop", { width: 1280, height: 900 }], ["phone", { width: 375, height: 812 }]]) {
-    await withPage({ viewport, deviceScaleFactor: 1 }, async (page) => {
+  const variants = [
+    ["desktop", { width: 1280, height: 900 }, "light"],
+    ["phone", { width: 375, height: 812 }, "light"],
+    ["desktop-dark", { width: 1280, height: 900 }, "dark"],
+  ];
+  for (const [label, viewport, colorScheme] of variants) {
+    await withPage({ viewport, deviceScaleFactor: 1, colorScheme }, async (page) => {
       await page.goto(`${server.base}/`);
       await page.screenshot({ path: path.join(ARTIFACTS, `home-${label}.png`), fullPage: true });
       await page.goto(`${server.base}/?q=github`);
