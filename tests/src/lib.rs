@@ -134,6 +134,10 @@ const SCRUBBED: &[&str] = &[
     "TOOLREG_DATA_DIR",
     "TOOLREG_LISTEN",
     "TOOLREG_POLICY",
+    "TOOLREG_WORKERS",
+    "TOOLREG_RATE_LIMIT_PUBLISH",
+    "TOOLREG_RATE_LIMIT_TOKENS",
+    "TOOLREG_TRUST_PROXY",
 ];
 
 /// A running `toolreg-server serve` process with its own data directory.
