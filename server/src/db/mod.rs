@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use diesel::r2d2::{ConnectionManager, CustomizeConnection, Pool, PooledConnection};
+use diesel::r2d2::{CustomizeConnection, ManageConnection, Pool, PooledConnection, R2D2Connection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
 use crate::error::{internal, AppError, AppResult};
@@ -30,8 +30,38 @@ pub enum Backend {
     Postgres,
 }
 
-pub type DbPool = Pool<ConnectionManager<DbConnection>>;
-pub type PooledConn = PooledConnection<ConnectionManager<DbConnection>>;
+pub type DbPool = Pool<Manager>;
+pub type PooledConn = PooledConnection<Manager>;
+
+/// Opens connections of the backend the URL selected. (The derived
+/// `MultiConnection::establish` would try every backend in turn, so an
+/// unreachable PostgreSQL URL could end up as an SQLite file.)
+#[derive(Debug)]
+pub struct Manager {
+    backend: Backend,
+    url: String,
+}
+
+impl ManageConnection for Manager {
+    type Connection = DbConnection;
+    type Error = diesel::r2d2::Error;
+
+    fn connect(&self) -> Result<DbConnection, Self::Error> {
+        let conn = match self.backend {
+            Backend::Postgres => diesel::PgConnection::establish(&self.url).map(DbConnection::Postgresql),
+            Backend::Sqlite => diesel::SqliteConnection::establish(&self.url).map(DbConnection::Sqlite),
+        };
+        conn.map_err(diesel::r2d2::Error::ConnectionError)
+    }
+
+    fn is_valid(&self, conn: &mut DbConnection) -> Result<(), Self::Error> {
+        conn.ping().map_err(diesel::r2d2::Error::QueryError)
+    }
+
+    fn has_broken(&self, conn: &mut DbConnection) -> bool {
+        std::thread::panicking() || conn.is_broken()
+    }
+}
 
 /// Sets the SQLite pragmas on every new connection: WAL (readers never block
 /// the writer), NORMAL sync (durable against a killed process), a busy
@@ -79,7 +109,7 @@ impl Db {
             }
             (Backend::Sqlite, path.to_string())
         };
-        let manager = ConnectionManager::<DbConnection>::new(conn_url);
+        let manager = Manager { backend, url: conn_url };
         let size = match backend {
             Backend::Sqlite => 8,
             Backend::Postgres => 16,
