@@ -1,0 +1,385 @@
+#!/usr/bin/env python3
+"""The toolreg benchmark suite (run it through bench/run.sh).
+
+For each backend (SQLite + local files; PostgreSQL + S3 on a moto server)
+and each size N, on loopback only:
+
+  1. start a fresh `toolreg-server` (release build) and time the start-up;
+  2. publish N synthetic ~4 KB tools over the HTTP API with 8 concurrent
+     clients (bench/publish.py) -> publish/s;
+  3. wait until search sees all N tools;
+  4. wrk: metadata GET of random tools, download of one bundle, search
+     latency (1 connection: p50/p99) and search throughput (16 connections);
+  5. RSS after the load, peak RSS, and the start-up time of a restart with N
+     tools in the database.
+
+nginx serving the same bundle file from disk, measured with the same wrk
+settings in the same run, is the physical limit the download and metadata
+figures are compared with. Prints a Markdown table and writes it to --out.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import toolgen  # noqa: E402
+
+LUA = os.path.join(HERE, "wrk", "scenario.lua")
+PG_ADMIN = ["-h", "127.0.0.1", "-p", "5432", "-U", "postgres"]
+
+
+def log(msg):
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http_get(url, timeout=5):
+    with urllib.request.urlopen(url, timeout=timeout) as res:
+        return res.status, res.read()
+
+
+def rss_kib(pid, field="VmRSS"):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+class Server:
+    """One `toolreg-server serve` process."""
+
+    def __init__(self, binary, data, env, log_path, extra_args=()):
+        self.binary, self.data, self.env, self.log_path = binary, data, env, log_path
+        self.extra_args = list(extra_args)
+        self.proc = None
+        self.url = None
+
+    def command_env(self):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("TOOLREG_", "AWS_"))}
+        env.update(self.env)
+        env["TOOLREG_DATA_DIR"] = self.data
+        return env
+
+    def admin(self, *args):
+        out = subprocess.run([self.binary, *args], env=self.command_env(), capture_output=True, text=True, check=False)
+        if out.returncode != 0:
+            raise RuntimeError(f"toolreg-server {' '.join(args)} failed: {out.stderr}")
+        return out.stdout.strip()
+
+    def start(self):
+        """Start and return the seconds until /healthz answered 200."""
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        logf = open(self.log_path, "a")
+        t0 = time.monotonic()
+        self.proc = subprocess.Popen(
+            [self.binary, "serve", "--listen", f"127.0.0.1:{port}", "--rate-limit-publish", "0",
+             "--rate-limit-tokens", "0", *self.extra_args],
+            env=self.command_env(), stdout=subprocess.DEVNULL, stderr=logf)
+        while True:
+            try:
+                status, _ = http_get(self.url + "/healthz", timeout=1)
+                if status == 200:
+                    return time.monotonic() - t0
+            except (urllib.error.URLError, ConnectionError, OSError):
+                pass
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"toolreg-server exited at start-up; see {self.log_path}")
+            if time.monotonic() - t0 > 60:
+                raise RuntimeError("toolreg-server did not start within 60 s")
+            time.sleep(0.002)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=40)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def rss_mib(self):
+        return rss_kib(self.proc.pid) / 1024
+
+    def peak_rss_mib(self):
+        return rss_kib(self.proc.pid, "VmHWM") / 1024
+
+
+def wrk(url, scenario, seconds, connections, threads=2, n=1, words=None):
+    env = dict(os.environ, BENCH_SCENARIO=scenario, BENCH_N=str(n))
+    if words:
+        env["BENCH_WORDS"] = words
+    cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", LUA, url]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    for line in out.stdout.splitlines():
+        if line.startswith("BENCH_JSON "):
+            r = json.loads(line[len("BENCH_JSON "):])
+            r["rps"] = r["requests"] / (r["duration_us"] / 1e6)
+            r["errors"] = r["connect"] + r["read"] + r["write"] + r["status"] + r["timeout"]
+            return r
+    raise RuntimeError(f"wrk gave no result: {out.stdout}\n{out.stderr}")
+
+
+def publish(url, token, start, count, clients=8):
+    cmd = [sys.executable, os.path.join(HERE, "publish.py"), "--url", url, "--token", token,
+           "--start", str(start), "--count", str(count), "--clients", str(clients)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    try:
+        return json.loads(out.stdout.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        raise RuntimeError(f"publish.py failed: {out.stdout}\n{out.stderr}")
+
+
+def wait_for_search(url, n, timeout):
+    """Seconds until search for `bench` (in every description) reports n tools."""
+    t0 = time.monotonic()
+    total = -1
+    while time.monotonic() - t0 < timeout:
+        try:
+            _, body = http_get(url + "/api/v1/search?q=bench&per_page=1")
+            total = json.loads(body)["total"]
+            if total >= n:
+                return time.monotonic() - t0
+        except (urllib.error.URLError, OSError, KeyError, ValueError):
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"search reports {total} of {n} tools after {timeout} s")
+
+
+class Moto:
+    def __init__(self, port, log_path):
+        self.port = port
+        self.proc = subprocess.Popen(["moto_server", "-H", "127.0.0.1", "-p", str(port)],
+                                     stdout=open(log_path, "a"), stderr=subprocess.STDOUT)
+        self.endpoint = f"http://127.0.0.1:{port}"
+        for _ in range(200):
+            try:
+                http_get(self.endpoint + "/")
+                return
+            except (urllib.error.URLError, OSError):
+                time.sleep(0.05)
+        raise RuntimeError("moto_server did not start")
+
+    def bucket(self, name):
+        req = urllib.request.Request(f"{self.endpoint}/{name}", method="PUT")
+        urllib.request.urlopen(req, timeout=10).read()
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+
+
+def run_config(args, backend, n, workdir, words):
+    """One backend at one size; returns a result row."""
+    data = os.path.join(workdir, f"{backend}-{n}")
+    os.makedirs(data, exist_ok=True)
+    env, cleanup = {}, []
+    if backend == "postgres+s3":
+        db = f"toolreg_bench_{os.getpid()}_{n}"
+        subprocess.run(["dropdb", *PG_ADMIN, "--if-exists", "--force", db], check=False, capture_output=True)
+        subprocess.run(["createdb", *PG_ADMIN, db], check=True)
+        cleanup.append(lambda: subprocess.run(["dropdb", *PG_ADMIN, "--if-exists", "--force", db],
+                                              check=False, capture_output=True))
+        moto = Moto(args.moto_port, os.path.join(workdir, "moto.log"))
+        cleanup.append(moto.stop)
+        moto.bucket("toolreg-bench")
+        env = {"TOOLREG_DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{db}",
+               "TOOLREG_STORAGE": "s3://toolreg-bench", "AWS_ENDPOINT_URL": moto.endpoint,
+               "AWS_ALLOW_HTTP": "true", "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
+               "AWS_REGION": "us-east-1"}
+    server = Server(args.binary, data, env, os.path.join(workdir, f"server-{backend}-{n}.log"))
+    row = {"backend": backend, "n": n}
+    try:
+        token = server.admin("admin", "create-user", "bench", "--tier", "verified")
+        row["start_empty_s"] = server.start()
+        log(f"{backend} N={n}: started in {row['start_empty_s']:.3f} s; publishing {n} tools with 8 clients")
+        pub = publish(server.url, token, 0, n)
+        if pub["errors"]:
+            raise RuntimeError(f"publish errors: {pub}")
+        row["publish_per_s"] = pub["per_second"]
+        row["publish_s"] = pub["seconds"]
+        log(f"{backend} N={n}: {pub['ok']} publishes in {pub['seconds']} s = {pub['per_second']}/s")
+        row["index_catch_up_s"] = wait_for_search(server.url, n, timeout=max(120, n / 50))
+        row["rss_loaded_mib"] = server.rss_mib()
+        d = args.duration
+        meta = wrk(server.url, "metadata", d, args.connections, n=n)
+        dl = wrk(server.url + "/api/v1/tools/bench-tool-000000/1.0.0/download", "static", d, args.connections)
+        search_lat = wrk(server.url, "search", d, 1, threads=1, words=words)
+        search_qps = wrk(server.url, "search", d, args.connections, words=words)
+        row.update(metadata_rps=meta["rps"], download_rps=dl["rps"], search_p50_ms=search_lat["p50_us"] / 1000,
+                   search_p99_ms=search_lat["p99_us"] / 1000, search_qps=search_qps["rps"],
+                   metadata_p99_ms=meta["p99_us"] / 1000, download_p99_ms=dl["p99_us"] / 1000)
+        row["errors"] = meta["errors"] + dl["errors"] + search_lat["errors"] + search_qps["errors"]
+        row["rss_after_mib"] = server.rss_mib()
+        row["rss_peak_mib"] = server.peak_rss_mib()
+        server.stop()
+        row["start_loaded_s"] = server.start()
+        time.sleep(0.5)
+        row["rss_restart_mib"] = server.rss_mib()
+        log(f"{backend} N={n}: {json.dumps(row)}")
+    finally:
+        server.stop()
+        for c in reversed(cleanup):
+            c()
+        if not args.keep:
+            shutil.rmtree(data, ignore_errors=True)
+    return row
+
+
+def run_nginx(args, workdir, bundle_bytes):
+    root = os.path.join(workdir, "nginx")
+    os.makedirs(os.path.join(root, "html"), exist_ok=True)
+    # nginx workers may run as an unprivileged user: let them read the file.
+    for d in (workdir, root, os.path.join(root, "html")):
+        os.chmod(d, 0o755)
+    os.makedirs(os.path.join(root, "logs"), exist_ok=True)
+    with open(os.path.join(root, "html", "bundle.tar.gz"), "wb") as f:
+        f.write(bundle_bytes)
+    port = free_port()
+    conf = os.path.join(root, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(f"""worker_processes 2;
+pid {root}/nginx.pid;
+error_log {root}/logs/error.log warn;
+daemon off;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    types {{ application/gzip gz; }}
+    client_body_temp_path {root}/tmp;
+    proxy_temp_path {root}/tmp;
+    fastcgi_temp_path {root}/tmp;
+    uwsgi_temp_path {root}/tmp;
+    scgi_temp_path {root}/tmp;
+    server {{
+        listen 127.0.0.1:{port};
+        root {root}/html;
+        etag on;
+    }}
+}}
+""")
+    os.makedirs(os.path.join(root, "tmp"), exist_ok=True)
+    proc = subprocess.Popen(["nginx", "-c", conf, "-p", root], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"http://127.0.0.1:{port}/bundle.tar.gz"
+        for _ in range(200):
+            try:
+                status, body = http_get(url)
+                if status == 200 and body == bundle_bytes:
+                    break
+            except (urllib.error.URLError, OSError):
+                time.sleep(0.02)
+        else:
+            raise RuntimeError("nginx did not serve the bundle")
+        r = wrk(url, "static", args.duration, args.connections)
+        return {"download_rps": r["rps"], "p99_ms": r["p99_us"] / 1000, "errors": r["errors"]}
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def fmt(v, digits=0):
+    if v is None:
+        return "–"
+    return f"{v:,.{digits}f}"
+
+
+def table(rows, nginx, meta):
+    lines = [
+        f"toolreg benchmark — {meta['date']}, {meta['mode']} mode, {meta['cpus']} CPUs, {meta['duration']} s per wrk run, "
+        f"{meta['connections']} connections, `toolreg-server` release build, 2 HTTP workers. {meta['note']}",
+        "",
+        "| backend | tools | publish/s (8 clients) | metadata GET req/s | download req/s | search p50 / p99 (1 conn) | "
+        "search QPS | RSS after load | peak RSS | start (empty) | start (N tools) | errors |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['backend']} | {r['n']:,} | {fmt(r.get('publish_per_s'))} | {fmt(r.get('metadata_rps'))} | "
+            f"{fmt(r.get('download_rps'))} | {fmt(r.get('search_p50_ms'), 2)} / {fmt(r.get('search_p99_ms'), 2)} ms | "
+            f"{fmt(r.get('search_qps'))} | {fmt(r.get('rss_after_mib'), 1)} MiB | {fmt(r.get('rss_peak_mib'), 1)} MiB | "
+            f"{fmt(r.get('start_empty_s'), 3)} s | {fmt(r.get('start_loaded_s'), 3)} s | {r.get('errors', '–')} |")
+    if nginx:
+        lines.append(f"| nginx (same bundle file from disk) | – | – | – | {fmt(nginx['download_rps'])} | – | – | – | – | – | – | "
+                     f"{nginx['errors']} |")
+        lines.append("")
+        for r in rows:
+            lines.append(
+                f"- {r['backend']}, {r['n']:,} tools: metadata = {r['metadata_rps'] / nginx['download_rps']:.2f}× nginx, "
+                f"download = {r['download_rps'] / nginx['download_rps']:.2f}× nginx; search index caught up "
+                f"{r['index_catch_up_s']:.1f} s after the last publish; RSS right after a restart "
+                f"{r['rss_restart_mib']:.1f} MiB.")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--mode", choices=["quick", "full"], default="quick")
+    p.add_argument("--sizes", help="comma-separated tool counts (default: 1000 quick, 1000,100000 full)")
+    p.add_argument("--backends", default="sqlite,postgres+s3")
+    p.add_argument("--duration", type=int, default=10, help="seconds per wrk run")
+    p.add_argument("--connections", type=int, default=16)
+    p.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "toolreg-server"))
+    p.add_argument("--moto-port", type=int, default=9590)
+    p.add_argument("--out", default=os.path.join(HERE, "results", "latest.md"))
+    p.add_argument("--note", default="")
+    p.add_argument("--keep", action="store_true", help="keep the data directories")
+    args = p.parse_args()
+    sizes = [int(s) for s in (args.sizes or ("1000" if args.mode == "quick" else "1000,100000")).split(",")]
+    backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    for b in backends:
+        if b not in ("sqlite", "postgres+s3"):
+            p.error(f"--backends: unknown backend `{b}` (sqlite, postgres+s3)")
+
+    workdir = tempfile.mkdtemp(prefix="toolreg-bench-")
+    words = os.path.join(workdir, "words.txt")
+    with open(words, "w") as f:
+        f.write("\n".join(toolgen.VOCABULARY[::7]) + "\n")
+    log(f"work directory {workdir}")
+    rows = []
+    nginx = run_nginx(args, workdir, toolgen.bundle(0))
+    log(f"nginx: {nginx['download_rps']:.0f} req/s")
+    for backend in backends:
+        for n in sizes:
+            rows.append(run_config(args, backend, n, workdir, words))
+    meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "mode": args.mode, "cpus": os.cpu_count(),
+            "duration": args.duration, "connections": args.connections, "note": args.note}
+    out = table(rows, nginx, meta)
+    print(out)
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w") as f:
+        f.write(out)
+    with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
+        json.dump({"meta": meta, "nginx": nginx, "rows": rows}, f, indent=1)
+    if not args.keep:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

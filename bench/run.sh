@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The toolreg benchmark suite in one command, on loopback only:
+#
+#   bench/run.sh            # full: 1,000 and 100,000 tools, SQLite+files and PostgreSQL+S3 (moto), + nginx
+#   bench/run.sh --quick    # 1,000 tools only
+#   bench/run.sh --quick --backends sqlite --duration 5     # any bench.py option passes through
+#
+# Needs: wrk, nginx (Debian: apt-get install -y wrk nginx), python3, PostgreSQL
+# on 127.0.0.1:5432 (trust auth, user postgres) and moto_server (pip install
+# "moto[server]") for the PostgreSQL+S3 rows. Builds the release binary first.
+# Prints a Markdown table and writes it to bench/results/latest.md (+ .json).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=full
+args=()
+for arg in "$@"; do
+  case "$arg" in
+    --quick) mode=quick ;;
+    --full) mode=full ;;
+    -h|--help) sed -n '2,12p' "$0"; exec python3 bench/bench.py --help ;;
+    *) args+=("$arg") ;;
+  esac
+done
+
+missing=()
+for tool in wrk nginx python3; do
+  command -v "$tool" >/dev/null || missing+=("$tool")
+done
+if [[ " ${args[*]:-} " != *" --backends sqlite "* ]]; then
+  for tool in moto_server createdb dropdb; do
+    command -v "$tool" >/dev/null || missing+=("$tool")
+  done
+fi
+if ((${#missing[@]})); then
+  echo "bench/run.sh: missing ${missing[*]} (apt-get install -y wrk nginx postgresql-client; pip install 'moto[server]')" >&2
+  exit 2
+fi
+
+echo "==> building toolreg-server (release)" >&2
+cargo build --release -p toolreg-server >&2
+
+exec python3 bench/bench.py --mode "$mode" ${args[@]+"${args[@]}"}
