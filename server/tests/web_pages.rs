@@ -319,33 +319,23 @@ async fn yanked_and_blocked_versions_are_marked(app: TestApp) {
         p.body
     );
 
-    // A blocked version (what demoting its publisher does) is marked with the reason.
-    // The block is set on the row directly: this test is about the page.
-    let reason = "the publisher's tier `untrusted` may not publish `command` tools";
-    app.state
-        .db
-        .write(move |conn| {
-            use diesel::prelude::*;
-            use toolreg_server::schema::versions;
-            diesel::update(versions::table.filter(versions::version.eq("1.1.0")))
-                .set((
-                    versions::blocked.eq(true),
-                    versions::blocked_reason.eq(Some(reason)),
-                ))
-                .execute(conn)?;
-            Ok(())
-        })
-        .await
-        .expect("block the version");
+    // Demoting bob below `verified` blocks his `command` versions.
+    let out = app.binary(&["admin", "set-tier", "bob", "untrusted"]);
+    assert!(
+        out.status.success(),
+        "set-tier: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let p = page(&app, "/tools/run-echo/1.1.0").await;
     assert_eq!(p.status, 200);
     assert!(p.body.contains("This version is blocked."), "{}", p.body);
     assert!(
-        has_escaped(&p.body, reason) || p.body.contains("may not publish"),
-        "block reason shown"
+        p.body.contains("untrusted"),
+        "the block reason names the tier: {}",
+        p.body
     );
     assert!(p.body.contains("status-blocked"));
-    // With 1.1.0 blocked and 1.0.0 yanked, the tool page shows the highest version.
+    // With every version blocked or yanked, the tool page shows the highest one.
     let p = page(&app, "/tools/run-echo").await;
     assert_eq!(p.status, 200);
     assert!(
