@@ -39,6 +39,9 @@ pub struct AppState {
     /// When set (S3 storage only), downloads answer a redirect to a presigned
     /// URL valid this long instead of streaming the bundle.
     pub redirect_downloads: Option<Duration>,
+    /// The transparency log's signing key and latest checkpoint (`serve`
+    /// sets the configured key; [`AppState::new`] starts with a random one).
+    pub log: crate::transparency::LogService,
 }
 
 impl AppState {
@@ -54,6 +57,7 @@ impl AppState {
             search: crate::search::SearchService::default(),
             rate_limits: crate::rate_limit::RateLimits::default(),
             redirect_downloads: None,
+            log: crate::transparency::LogService::ephemeral(),
         }
     }
 }
@@ -89,7 +93,11 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(controllers::blobs::blob)
         .service(controllers::publishers::set_tier)
         .service(controllers::audit::list)
-        .service(crate::search::route::search);
+        .service(crate::search::route::search)
+        .service(controllers::log::checkpoint)
+        .service(controllers::log::key)
+        .service(controllers::log::proof)
+        .service(controllers::log::consistency);
 }
 
 /// The OpenAPI 3 document covering every route registered by [`configure`].

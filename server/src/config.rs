@@ -95,14 +95,26 @@ pub struct ServeOptions {
     /// Token creations allowed per token and per client IP, e.g. `60/min`; `0` = no limit.
     #[arg(long, env = "TOOLREG_RATE_LIMIT_TOKENS", default_value = "60/min", value_parser = RateLimit::parse, global = true)]
     pub rate_limit_tokens: RateLimit,
-    /// Take the client IP for per-IP rate limits from `Forwarded`/`X-Forwarded-For`
-    /// (set this only behind a load balancer that writes those headers).
+    /// Take the client IP for per-IP rate limits from the last `X-Forwarded-For` hop
+    /// (set this only behind a load balancer that appends it, like deploy/nginx.conf).
     #[arg(long, env = "TOOLREG_TRUST_PROXY", global = true)]
     pub trust_proxy: bool,
     /// With S3 storage, answer bundle downloads with a redirect to a presigned
     /// URL valid for 5 minutes instead of streaming the bytes through the server.
     #[arg(long, env = "TOOLREG_REDIRECT_DOWNLOADS", global = true)]
     pub redirect_downloads: bool,
+    /// The transparency log's signing key (`PRIVATE+KEY+<origin>+...`), so
+    /// replicas share one key. Default: `--log-key-file`.
+    #[arg(long, env = "TOOLREG_LOG_KEY", hide_env_values = true, global = true)]
+    pub log_key: Option<String>,
+    /// File holding the log's signing key (default `<data>/log-key`, generated
+    /// with mode 0600 on first start).
+    #[arg(long, env = "TOOLREG_LOG_KEY_FILE", global = true)]
+    pub log_key_file: Option<PathBuf>,
+    /// The log's origin (the first line of checkpoints and the key's name).
+    /// Default: the key's name; for a new key `<listen address>/log`.
+    #[arg(long, env = "TOOLREG_LOG_ORIGIN", global = true)]
+    pub log_origin: Option<String>,
 }
 
 impl Default for ServeOptions {
@@ -115,6 +127,9 @@ impl Default for ServeOptions {
             rate_limit_tokens: RateLimit::OFF,
             trust_proxy: false,
             redirect_downloads: false,
+            log_key: None,
+            log_key_file: None,
+            log_origin: None,
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod ops;
 pub mod rate_limit;
 pub mod schema;
 pub mod search;
+pub mod transparency;
 pub mod views;
 pub mod web;
 

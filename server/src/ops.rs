@@ -42,6 +42,18 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
         }
         state.redirect_downloads = Some(app::PRESIGNED_URL_LIFETIME);
     }
+    let key_source = crate::transparency::KeySource {
+        key: opts.log_key.clone(),
+        key_file: opts.log_key_file.clone(),
+        origin: opts.log_origin.clone(),
+    };
+    let signer = crate::transparency::load_signer(&key_source, &store.data_dir, opts.listen)?;
+    tracing::info!(key = %signer.verifier_key(), "transparency log key");
+    state.log = crate::transparency::LogService::new(signer);
+    let backfilled = state.db.write(crate::transparency::store::backfill).await?;
+    if backfilled > 0 {
+        tracing::info!(records = backfilled, "appended log records for versions published before the log existed");
+    }
     let state = web::Data::new(state);
     crate::search::start_for(&state, store)?;
     let listener = TcpListener::bind(opts.listen)
@@ -154,6 +166,14 @@ pub async fn verify(store: &StoreOptions) -> AppResult<ExitCode> {
             println!("{name}@{version} sha256:{sha256}: {problem}");
         }
     }
+    let (log_problems, log_size) = db.read(crate::transparency::verify_log).await?;
+    for problem in &log_problems {
+        println!("transparency log: {}", problem.0);
+    }
+    if log_problems.is_empty() {
+        eprintln!("verified the transparency log: {log_size} records, every version logged, root recomputed");
+    }
+    bad += log_problems.len();
     if bad == 0 {
         eprintln!("verified {} versions: every blob is present and matches its digest", rows.len());
         Ok(ExitCode::SUCCESS)

@@ -38,6 +38,8 @@ pub struct PublishedVersion {
     pub tier: String,
     pub publisher: String,
     pub warnings: Vec<EncodableProblem>,
+    /// The version's record's index in the transparency log.
+    pub log_index: i64,
 }
 
 /// An owner or publisher: login and tier.
@@ -105,6 +107,8 @@ pub struct EncodableVersion {
     pub definition_file: String,
     pub definition: String,
     pub readme: Option<String>,
+    /// The version's record's index in the transparency log (null for none).
+    pub log_index: Option<i64>,
 }
 
 /// `GET /api/v1/resolve/{name}`.

@@ -3,6 +3,7 @@
 pub mod audit;
 pub mod blobs;
 pub mod health;
+pub mod log;
 pub mod me;
 pub mod metrics;
 pub mod publishers;
@@ -73,7 +74,7 @@ pub async fn serve_bundle(state: &AppState, req: &HttpRequest, tool_id: i64, v: 
         .insert_header(("X-Checksum-Sha256", v.sha256.clone()))
         .insert_header((header::CACHE_CONTROL, IMMUTABLE))
         .no_chunking(size)
-        .streaming(stream.map_err(|e| AppError::Storage(e))))
+        .streaming(stream.map_err(AppError::Storage)))
 }
 
 /// The explanation a blocked version answers with.

@@ -99,6 +99,7 @@ pub async fn show_version(state: web::Data<AppState>, path: web::Path<(String, S
             let tool = ToolRow::require(conn, &name)?;
             let v = VersionRow::require(conn, tool.id, &tool.name, &version)?;
             let user = User::find(conn, v.publisher_id)?;
+            let log_index = crate::transparency::store::index_of(conn, v.id)?;
             Ok(EncodableVersion {
                 name: tool.name,
                 version: v.version,
@@ -117,6 +118,7 @@ pub async fn show_version(state: web::Data<AppState>, path: web::Path<(String, S
                 definition_file: v.definition_file,
                 definition: v.definition,
                 readme: v.readme,
+                log_index,
             })
         })
         .await?;

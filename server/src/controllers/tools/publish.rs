@@ -92,7 +92,7 @@ async fn publish_bundle(state: &AppState, req: &HttpRequest, auth: Auth, body: w
     //    is invisible; if that fails it is an orphan for `gc`.
     state.blobs.put_bundle(&sha256, bytes.clone()).await?;
 
-    // 6. One transaction makes the version visible, with its change log and audit rows.
+    // 6. One transaction makes the version visible, with its change log, audit and transparency log rows.
     let record = NewRecord {
         name,
         version,
@@ -108,7 +108,7 @@ async fn publish_bundle(state: &AppState, req: &HttpRequest, auth: Auth, body: w
         tier,
         kind: tool.execution.kind,
     };
-    let published_name = insert_version_retrying(state, auth.clone(), record).await?;
+    let (published_name, log_index) = insert_version_retrying(state, auth.clone(), record).await?;
 
     tracing::info!(tool = %published_name, version = %tool.version, %sha256, publisher = %auth.login(), "published");
     Ok(HttpResponse::Created().json(PublishedVersion {
@@ -121,12 +121,13 @@ async fn publish_bundle(state: &AppState, req: &HttpRequest, auth: Auth, body: w
         tier: tier.to_string(),
         publisher: auth.user.login.clone(),
         warnings: loaded.warnings.iter().map(EncodableProblem::from).collect(),
+        log_index,
     }))
 }
 
 /// Human form of a byte limit: `10 MiB (10485760 bytes)`.
 pub fn describe_limit(bytes: u64) -> String {
-    if bytes % (1024 * 1024) == 0 {
+    if bytes.is_multiple_of(1024 * 1024) {
         format!("{} MiB ({bytes} bytes)", bytes / (1024 * 1024))
     } else {
         format!("{bytes} bytes")
@@ -211,7 +212,7 @@ fn check_publish_allowed(conn: &mut DbConnection, auth: &Auth, name: &str, versi
 
 /// Run the publish transaction; a unique violation means a concurrent publish
 /// of the same name or version won, so run it again to answer 403/409 properly.
-async fn insert_version_retrying(state: &AppState, auth: Auth, record: NewRecord) -> AppResult<String> {
+async fn insert_version_retrying(state: &AppState, auth: Auth, record: NewRecord) -> AppResult<(String, i64)> {
     let record = std::sync::Arc::new(record);
     let mut attempt = 0;
     loop {
@@ -231,7 +232,7 @@ async fn insert_version_retrying(state: &AppState, auth: Auth, record: NewRecord
     }
 }
 
-fn insert_version(conn: &mut DbConnection, policy: &Policy, auth: &Auth, r: &NewRecord) -> AppResult<String> {
+fn insert_version(conn: &mut DbConnection, policy: &Policy, auth: &Auth, r: &NewRecord) -> AppResult<(String, i64)> {
     // The tier again, under the publisher's row lock: a tier change may have
     // committed since step 3, and it must not miss this version.
     tier::recheck_publish(conn, policy, auth.user.id, auth.token.agent, r.kind)?;
@@ -278,5 +279,8 @@ fn insert_version(conn: &mut DbConnection, policy: &Policy, auth: &Auth, r: &New
                           "execution": r.execution, "tier": r.tier.as_str(), "agent": auth.token.agent});
     audit.insert(conn)?;
     Change::record(conn, tool.id, &tool.name, &r.version, ChangeKind::Publish)?;
-    Ok(tool.name)
+    // The transparency log record, in this same transaction (DESIGN §8).
+    let version_id = VersionRow::require(conn, tool.id, &tool.name, &r.version)?.id;
+    let log_index = crate::transparency::store::append(conn, version_id, &tool.name, &r.version, &r.sha256)?;
+    Ok((tool.name, log_index))
 }

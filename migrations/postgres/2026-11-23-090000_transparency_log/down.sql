@@ -1,0 +1,2 @@
+DROP TABLE log_hashes;
+DROP TABLE log_entries;

@@ -1,0 +1,200 @@
+//! The log in the database: `log_entries` (one record per published version)
+//! and `log_hashes` (every complete subtree hash), appended inside the
+//! publish transaction so the log and the versions table never disagree.
+
+use diesel::connection::SimpleConnection;
+use diesel::prelude::*;
+use toolreg_core::tlog::{self, Hash, HashReader, StoredIndex};
+
+use crate::db::{now, DbConnection};
+use crate::error::{internal, AppError, AppResult};
+
+diesel::table! {
+    log_entries (idx) {
+        idx -> BigInt,
+        version_id -> BigInt,
+        tool -> Text,
+        version -> Text,
+        sha256 -> Text,
+        record -> Text,
+        leaf_hash -> Binary,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    log_hashes (id) {
+        id -> BigInt,
+        level -> Integer,
+        n -> BigInt,
+        hash -> Binary,
+    }
+}
+
+/// The advisory lock key that serializes log appends across replicas on
+/// PostgreSQL (SQLite has one writer at a time already).
+const APPEND_LOCK: i64 = 7_370_009;
+
+/// One record of the log, as stored.
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = log_entries)]
+pub struct LogEntry {
+    pub idx: i64,
+    pub version_id: i64,
+    pub tool: String,
+    pub version: String,
+    pub sha256: String,
+    pub record: String,
+    pub leaf_hash: Vec<u8>,
+    pub created_at: chrono::NaiveDateTime,
+}
+
+impl From<tlog::Error> for AppError {
+    fn from(err: tlog::Error) -> Self {
+        match err {
+            tlog::Error::InvalidRequest(msg) => AppError::BadRequest(msg),
+            other => AppError::Internal(format!("transparency log: {other}")),
+        }
+    }
+}
+
+/// Reads stored hashes over a database connection (one query per call).
+pub struct DbHashes<'a>(pub &'a mut DbConnection);
+
+impl HashReader for DbHashes<'_> {
+    type Error = AppError;
+
+    fn read_hashes(&mut self, indexes: &[StoredIndex]) -> AppResult<Vec<Hash>> {
+        let ids: Vec<i64> = indexes
+            .iter()
+            .map(|i| i64::try_from(i.id()).map_err(|_| internal("stored hash index overflow")))
+            .collect::<AppResult<_>>()?;
+        let rows: Vec<(i64, Vec<u8>)> = log_hashes::table
+            .filter(log_hashes::id.eq_any(&ids))
+            .select((log_hashes::id, log_hashes::hash))
+            .load(self.0)?;
+        let found: std::collections::HashMap<i64, Vec<u8>> = rows.into_iter().collect();
+        ids.iter()
+            .zip(indexes)
+            .map(|(id, index)| {
+                let bytes = found.get(id).ok_or_else(|| {
+                    internal(format!(
+                        "transparency log: stored hash ({}, {}) is missing from the database",
+                        index.level, index.n
+                    ))
+                })?;
+                Ok(Hash::from_slice(bytes, "stored hash")?)
+            })
+            .collect()
+    }
+}
+
+/// Number of records in the log.
+pub fn size(conn: &mut DbConnection) -> AppResult<u64> {
+    let max: Option<i64> = log_entries::table
+        .select(diesel::dsl::max(log_entries::idx))
+        .first(conn)?;
+    Ok(max.map_or(0, |m| m as u64 + 1))
+}
+
+/// Root hash of the tree of the first `size` records.
+pub fn root(conn: &mut DbConnection, size: u64) -> AppResult<Hash> {
+    tlog::tree_hash(size, &mut DbHashes(conn))
+}
+
+/// Append the record of a version just inserted in this transaction and
+/// return its log index. Call it inside the publish transaction.
+pub fn append(
+    conn: &mut DbConnection,
+    version_id: i64,
+    tool: &str,
+    version: &str,
+    sha256: &str,
+) -> AppResult<i64> {
+    if let DbConnection::Postgresql(c) = conn {
+        c.batch_execute(&format!("SELECT pg_advisory_xact_lock({APPEND_LOCK})"))?;
+    }
+    let n = size(conn)?;
+    let record = tlog::record(tool, version, sha256);
+    let leaf = tlog::leaf_hash(record.as_bytes());
+    let hashes = tlog::stored_hashes_for_record(n, leaf, &mut DbHashes(conn))?;
+    let idx = i64::try_from(n).map_err(|_| internal("log index overflow"))?;
+    diesel::insert_into(log_entries::table)
+        .values((
+            log_entries::idx.eq(idx),
+            log_entries::version_id.eq(version_id),
+            log_entries::tool.eq(tool),
+            log_entries::version.eq(version),
+            log_entries::sha256.eq(sha256),
+            log_entries::record.eq(&record),
+            log_entries::leaf_hash.eq(leaf.0.to_vec()),
+            log_entries::created_at.eq(now()),
+        ))
+        .execute(conn)?;
+    // One row at a time: batch inserts don't go through diesel's MultiConnection.
+    for (index, hash) in &hashes {
+        let id = i64::try_from(index.id()).map_err(|_| internal("stored hash index overflow"))?;
+        let n = i64::try_from(index.n).map_err(|_| internal("stored hash index overflow"))?;
+        diesel::insert_into(log_hashes::table)
+            .values((
+                log_hashes::id.eq(id),
+                log_hashes::level.eq(i32::from(index.level)),
+                log_hashes::n.eq(n),
+                log_hashes::hash.eq(hash.0.to_vec()),
+            ))
+            .execute(conn)?;
+    }
+    Ok(idx)
+}
+
+/// The log entry of a version, if it has one.
+pub fn entry_for_version(conn: &mut DbConnection, version_id: i64) -> AppResult<Option<LogEntry>> {
+    Ok(log_entries::table
+        .filter(log_entries::version_id.eq(version_id))
+        .select(LogEntry::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// The log index of a version, if it has one.
+pub fn index_of(conn: &mut DbConnection, version_id: i64) -> AppResult<Option<i64>> {
+    Ok(log_entries::table
+        .filter(log_entries::version_id.eq(version_id))
+        .select(log_entries::idx)
+        .first(conn)
+        .optional()?)
+}
+
+/// Every log entry in index order.
+pub fn all_entries(conn: &mut DbConnection) -> AppResult<Vec<LogEntry>> {
+    Ok(log_entries::table
+        .order(log_entries::idx.asc())
+        .select(LogEntry::as_select())
+        .load(conn)?)
+}
+
+/// Append records for versions that have none (published before the log
+/// existed), in publish order. Returns how many were appended.
+pub fn backfill(conn: &mut DbConnection) -> AppResult<usize> {
+    use crate::schema::{tools, versions};
+    let logged: Vec<i64> = log_entries::table
+        .select(log_entries::version_id)
+        .load(conn)?;
+    let logged: std::collections::HashSet<i64> = logged.into_iter().collect();
+    let all: Vec<(i64, String, String, String)> = versions::table
+        .inner_join(tools::table)
+        .order(versions::id.asc())
+        .select((
+            versions::id,
+            tools::name,
+            versions::version,
+            versions::sha256,
+        ))
+        .load(conn)?;
+    let mut appended = 0;
+    for (id, tool, version, sha256) in all.into_iter().filter(|(id, ..)| !logged.contains(id)) {
+        append(conn, id, &tool, &version, &sha256)?;
+        appended += 1;
+    }
+    Ok(appended)
+}
