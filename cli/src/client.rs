@@ -159,6 +159,13 @@ impl Client {
         Self::json(&url, response)
     }
 
+    /// GET a text document (no token needed).
+    pub fn get_text(&self, action: &str, path: &str) -> Result<String> {
+        let (url, rb) = self.request(Method::GET, path, false)?;
+        let response = self.send(action, &url, rb)?;
+        response.text().map_err(|e| network_error(&url, &e))
+    }
+
     pub fn me(&self) -> Result<Me> {
         let (url, rb) = self.request(Method::GET, "/api/v1/me", true)?;
         let response = self.send("checking the token", &url, rb)?;

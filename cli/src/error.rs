@@ -154,6 +154,12 @@ pub enum Error {
     /// An installed bundle does not match what the lock says.
     #[error("{0}")]
     Installed(String),
+
+    /// The registry's transparency log does not vouch for a pin: a record is
+    /// missing, a signature is bad, the log forked or rolled back, or the
+    /// digest is not the logged one.
+    #[error("transparency log check failed for {registry}: {message}")]
+    Log { registry: String, message: String },
 }
 
 fn count(n: usize) -> String {

@@ -13,5 +13,6 @@ pub mod lock;
 pub mod output;
 pub mod pinning;
 pub mod project;
+pub mod transparency;
 
 pub use error::{Error, Result};

@@ -26,10 +26,19 @@ pub struct LockedTool {
     pub execution: ExecutionKind,
 }
 
+/// The newest transparency-log checkpoint seen from one registry (the
+/// signed note as served), against which later runs check consistency.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockedCheckpoint {
+    pub registry: String,
+    pub note: String,
+}
+
 /// The whole lock file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Lockfile {
     tools: Vec<LockedTool>,
+    checkpoints: Vec<LockedCheckpoint>,
 }
 
 #[derive(Deserialize)]
@@ -38,6 +47,15 @@ struct RawLock {
     version: Spanned<i64>,
     #[serde(default)]
     tool: Vec<RawTool>,
+    #[serde(default)]
+    checkpoint: Vec<RawCheckpoint>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCheckpoint {
+    registry: String,
+    note: String,
 }
 
 #[derive(Deserialize)]
@@ -131,7 +149,15 @@ impl Lockfile {
                 execution,
             });
         }
-        let mut lock = Lockfile { tools };
+        let checkpoints = raw
+            .checkpoint
+            .into_iter()
+            .map(|c| LockedCheckpoint {
+                registry: c.registry,
+                note: c.note,
+            })
+            .collect();
+        let mut lock = Lockfile { tools, checkpoints };
         lock.sort();
         Ok(lock)
     }
@@ -156,6 +182,21 @@ impl Lockfile {
         old
     }
 
+    /// The newest log checkpoint kept for `registry`.
+    pub fn checkpoint(&self, registry: &str) -> Option<&LockedCheckpoint> {
+        self.checkpoints.iter().find(|c| c.registry == registry)
+    }
+
+    /// Keep `note` as the newest log checkpoint of `registry`.
+    pub fn set_checkpoint(&mut self, registry: &str, note: &str) {
+        self.checkpoints.retain(|c| c.registry != registry);
+        self.checkpoints.push(LockedCheckpoint {
+            registry: registry.to_string(),
+            note: note.to_string(),
+        });
+        self.checkpoints.sort_by(|a, b| a.registry.cmp(&b.registry));
+    }
+
     pub fn remove(&mut self, name: &str) -> Option<LockedTool> {
         let i = self.tools.iter().position(|t| t.name == name)?;
         Some(self.tools.remove(i))
@@ -172,6 +213,11 @@ impl Lockfile {
             out.push_str(&format!("sha256 = {}\n", toml_str(&t.sha256)));
             out.push_str(&format!("registry = {}\n", toml_str(&t.registry)));
             out.push_str(&format!("execution = {}\n", toml_str(t.execution.as_str())));
+        }
+        for c in &self.checkpoints {
+            out.push_str("\n[[checkpoint]]\n");
+            out.push_str(&format!("registry = {}\n", toml_str(&c.registry)));
+            out.push_str(&format!("note = {}\n", toml_str(&c.note)));
         }
         out
     }

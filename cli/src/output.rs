@@ -5,10 +5,29 @@ use std::io::Write;
 
 use crate::error::Error;
 
+/// `println!` that ignores a closed stdout (`toolreg search x | head -1`)
+/// instead of panicking.
+#[macro_export]
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// `print!` that ignores a closed stdout.
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 /// Print a JSON value on stdout, pretty.
 pub fn json(value: &serde_json::Value) {
     let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
-    println!("{text}");
+    crate::outln!("{text}");
 }
 
 /// Report a failed command.

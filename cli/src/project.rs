@@ -115,6 +115,27 @@ impl Project {
         }
     }
 
+    /// `[registry] log_key`: the registry's transparency-log key, if pinned.
+    pub fn log_key(&self) -> Result<Option<String>> {
+        match self.doc.get("registry").and_then(|r| r.get("log_key")) {
+            None => Ok(None),
+            Some(item) => item
+                .as_str()
+                .map(|s| Some(s.to_string()))
+                .ok_or_else(|| self.err("`registry.log_key` must be a string")),
+        }
+    }
+
+    /// Pin `[registry] log_key`, keeping every other line as it was.
+    pub fn set_log_key(&mut self, key: &str) {
+        if !self.doc.contains_key("registry") {
+            self.doc["registry"] = Item::Table(Table::new());
+        }
+        if let Some(table) = self.doc["registry"].as_table_like_mut() {
+            table.insert("log_key", value(key));
+        }
+    }
+
     /// Every `[tools]` entry: registry name and requirement, in file order.
     pub fn requirements(&self) -> Result<Vec<(String, VersionReq)>> {
         let Some(tools) = self.doc.get("tools") else {

@@ -56,18 +56,20 @@ pub fn run(ctx: &Context, name: &str, req: Option<&VersionReq>) -> Result<i32> {
     } else {
         match old {
             Some(o) if o.version != pinned.version => {
-                println!(
+                crate::outln!(
                     "updated {key} {} -> {} (\"{req_text}\")",
-                    o.version, pinned.version
+                    o.version,
+                    pinned.version
                 )
             }
-            _ => println!(
+            _ => crate::outln!(
                 "added {key} = \"{req_text}\" (locked {} {})",
-                pinned.version, pinned.execution
+                pinned.version,
+                pinned.execution
             ),
         }
-        println!("sha256 {}", pinned.sha256);
-        println!("run `toolreg install` to fetch it");
+        crate::outln!("sha256 {}", pinned.sha256);
+        crate::outln!("run `toolreg install` to fetch it");
     }
     Ok(0)
 }

@@ -106,9 +106,9 @@ pub fn run(ctx: &Context, file: &Path, out: Option<&Path>) -> Result<i32> {
         output::json(&json!({ "created": created }));
     } else {
         for c in &created {
-            println!("created {c}");
+            crate::outln!("created {c}");
         }
-        println!(
+        crate::outln!(
             "{} tool(s) imported at version 0.1.0; set versions and licenses in each toolreg.toml",
             created.len()
         );

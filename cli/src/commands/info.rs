@@ -18,9 +18,9 @@ pub fn run(ctx: &Context, name: &str, version: Option<&Version>) -> Result<i32> 
     if ctx.json {
         output::json(&answer);
     } else if version.is_some() {
-        print!("{}", render_version(&answer));
+        crate::out!("{}", render_version(&answer));
     } else {
-        print!("{}", render_tool(&answer));
+        crate::out!("{}", render_tool(&answer));
     }
     Ok(0)
 }

@@ -57,7 +57,7 @@ pub fn run(
             "files": written,
         }));
     } else {
-        println!(
+        crate::outln!(
             "created {} tool {} {} in {} ({})",
             t.format,
             t.registry_name,
@@ -65,7 +65,7 @@ pub fn run(
             dir.display(),
             written.join(", ")
         );
-        println!("next: edit it, then `toolreg validate` and `toolreg publish`");
+        crate::outln!("next: edit it, then `toolreg validate` and `toolreg publish`");
     }
     Ok(0)
 }

@@ -83,12 +83,12 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
     if ctx.json {
         output::json(&json!({ "tools": installed }));
     } else if fresh == 0 {
-        println!(
+        crate::outln!(
             "all {} pinned tool(s) are already installed",
             lock.tools().len()
         );
     } else {
-        println!(
+        crate::outln!(
             "installed {fresh} tool(s), {} already in place, in {}",
             lock.tools().len() - fresh,
             install::TOOLS_DIR

@@ -70,15 +70,15 @@ pub fn run(ctx: &Context) -> Result<i32> {
         }));
     } else {
         match &who {
-            Some(me) => println!(
+            Some(me) => crate::outln!(
                 "logged in to {} as {} (tier {})",
                 settings.registry,
                 me.login,
                 me.tier.as_deref().unwrap_or("unknown")
             ),
-            None => println!("token stored for {}", settings.registry),
+            None => crate::outln!("token stored for {}", settings.registry),
         }
-        println!("token saved in {}", creds.path().display());
+        crate::outln!("token saved in {}", creds.path().display());
     }
     Ok(0)
 }

@@ -39,7 +39,7 @@ pub fn run(ctx: &Context, action: OwnerAction) -> Result<i32> {
                 .collect()
         })
         .unwrap_or_default();
-    println!("owners of {name}:");
-    print!("{}", output::table(&["LOGIN", "TIER"], &rows));
+    crate::outln!("owners of {name}:");
+    crate::out!("{}", output::table(&["LOGIN", "TIER"], &rows));
     Ok(0)
 }

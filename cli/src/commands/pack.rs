@@ -63,7 +63,7 @@ pub fn run(ctx: &Context, path: Option<&Path>, out: Option<&Path>) -> Result<i32
             file.display(),
             packed.bytes.len()
         ));
-        println!("{}", packed.sha256);
+        crate::outln!("{}", packed.sha256);
     }
     Ok(0)
 }

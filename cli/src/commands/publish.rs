@@ -30,12 +30,12 @@ pub fn run(ctx: &Context, path: Option<&Path>, dry_run: bool) -> Result<i32> {
                 "format": t.format, "execution": t.execution.kind,
             }));
         } else {
-            println!(
+            crate::outln!(
                 "{name} {version} is valid and packs to {} bytes",
                 packed.bytes.len()
             );
-            println!("sha256 {}", packed.sha256);
-            println!("dry run: nothing was uploaded");
+            crate::outln!("sha256 {}", packed.sha256);
+            crate::outln!("dry run: nothing was uploaded");
         }
         return Ok(0);
     }
@@ -75,13 +75,13 @@ pub fn run(ctx: &Context, path: Option<&Path>, dry_run: bool) -> Result<i32> {
                 output::status(format!("warning: {w}"));
             }
         }
-        println!(
+        crate::outln!(
             "published {} {} to {}",
             published.name,
             published.version,
             client.registry()
         );
-        println!("sha256 {}", published.sha256);
+        crate::outln!("sha256 {}", published.sha256);
         if published.sha256 != packed.sha256 {
             output::status(format!(
                 "warning: the registry reports sha256 {} but the local bundle is {}",

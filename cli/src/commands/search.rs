@@ -50,7 +50,7 @@ pub fn run(ctx: &Context, query: &str, f: &Filters) -> Result<i32> {
         output::json(&answer);
         return Ok(0);
     }
-    print!("{}", render(&answer));
+    crate::out!("{}", render(&answer));
     Ok(0)
 }
 

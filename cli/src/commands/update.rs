@@ -46,12 +46,12 @@ pub fn run(ctx: &Context, name: Option<&str>) -> Result<i32> {
             .collect();
         output::json(&json!({ "changes": list }));
     } else if changes.is_empty() {
-        println!("every pin is already the newest version its requirement allows");
+        crate::outln!("every pin is already the newest version its requirement allows");
     } else {
         for c in &changes {
-            println!("{c}");
+            crate::outln!("{c}");
         }
-        println!("run `toolreg install` to fetch the new versions");
+        crate::outln!("run `toolreg install` to fetch the new versions");
     }
     Ok(0)
 }

@@ -30,12 +30,15 @@ pub fn run(ctx: &Context, path: Option<&Path>) -> Result<i32> {
                     "problems": [],
                 }));
             } else {
-                println!(
+                crate::outln!(
                     "{what}: valid {} tool {} {} (execution: {})",
-                    t.format, t.registry_name, t.version, t.execution.kind
+                    t.format,
+                    t.registry_name,
+                    t.version,
+                    t.execution.kind
                 );
                 for w in &loaded.warnings {
-                    println!("  warning: {w}");
+                    crate::outln!("  warning: {w}");
                 }
             }
             Ok(0)

@@ -16,9 +16,11 @@ pub fn run(ctx: &Context, name: &str, version: &Version, undo: bool) -> Result<i
     } else {
         let shown = answer.get("name").and_then(Value::as_str).unwrap_or(name);
         if undo {
-            println!("{shown} {version} is no longer yanked");
+            crate::outln!("{shown} {version} is no longer yanked");
         } else {
-            println!("yanked {shown} {version}: new pins skip it, existing pins still install it");
+            crate::outln!(
+                "yanked {shown} {version}: new pins skip it, existing pins still install it"
+            );
         }
     }
     Ok(0)
