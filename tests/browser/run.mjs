@@ -195,10 +195,17 @@ async function startServer() {
   const base = `http://127.0.0.1:${port}`;
   const env = { ...process.env, RUST_LOG: process.env.RUST_LOG || "warn" };
   for (const k of ["TOOLREG_DATABASE_URL", "TOOLREG_STORAGE", "TOOLREG_LISTEN", "TOOLREG_DATA_DIR"]) delete env[k];
-  const token = execFileSync(SERVER_BIN, ["admin", "create-user", "alice", "--tier", "trusted", "--data", data], { env })
-    .toString()
-    .trim();
-  assert(/^trg_/.test(token), `create-user printed no token: ${token}`);
+  const createUser = (login, tier, ...extra) => {
+    const token = execFileSync(SERVER_BIN, ["admin", "create-user", login, "--tier", tier, ...extra, "--data", data], { env })
+      .toString()
+      .trim();
+    assert(/^trg_/.test(token), `create-user ${login} printed no token: ${token}`);
+    return token;
+  };
+  // alice (trusted, admin) publishes most tools; bob (verified) publishes a
+  // `command` tool that gets blocked when alice demotes him.
+  const token = createUser("alice", "trusted", "--admin");
+  const bobToken = createUser("bob", "verified");
   const log = fs.openSync(path.join(data, "server.log"), "a");
   const proc = spawn(SERVER_BIN, ["serve", "--listen", `127.0.0.1:${port}`, "--data", data], {
     env,
@@ -211,15 +218,15 @@ async function startServer() {
     const res = await fetch(`${base}/healthz`);
     return res.ok;
   });
-  return { proc, data, base, token };
+  return { proc, data, base, token, bobToken };
 }
 
-async function publish(server, work, dir) {
+async function publish(server, work, dir, token = server.token) {
   const out = path.join(work, `${path.basename(dir)}.tgz`);
   execFileSync(CLI_BIN, ["pack", dir, "-o", out], { stdio: ["ignore", "pipe", "pipe"] });
   const res = await fetch(`${server.base}/api/v1/tools`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${server.token}`, "Content-Type": "application/gzip" },
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/gzip" },
     body: fs.readFileSync(out),
   });
   const body = await res.text();
@@ -401,6 +408,28 @@ test("versions table marks a yanked version", async () => {
   });
 });
 
+test("demoting a publisher marks their command tool blocked (tool page and search)", async () => {
+  await withPage({}, async (page) => {
+    await page.goto(`${server.base}/tools/run-echo`);
+    assert((await page.locator("#h-runs + p").innerText()).includes("Runs a program"), "command explained");
+    assertEq(await page.locator(".callout.danger").count(), 0, "not blocked yet");
+    const res = await fetch(`${server.base}/api/v1/publishers/bob/tier`, {
+      method: "PUT",
+      headers: { Authorization: `Bearer ${server.token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ tier: "untrusted" }),
+    });
+    assertEq(res.status, 200, `set tier answered ${await res.text()}`);
+    await page.goto(`${server.base}/tools/run-echo`);
+    const callout = await page.locator(".callout.danger").innerText();
+    assert(callout.includes("blocked") && callout.includes("untrusted"), `blocked notice: ${callout}`);
+    assert(await page.locator("section[aria-labelledby=h-versions] .status-blocked").count() === 1, "versions table marks it");
+    await waitFor("search to show the block", async () => {
+      await page.goto(`${server.base}/?q=run-echo`);
+      return (await page.locator("li.result .status-blocked").count()) === 1;
+    }, 10000);
+  });
+});
+
 test("copy button puts the pin snippet on the clipboard", async () => {
   await withPage({ permissions: ["clipboard-read", "clipboard-write"] }, async (page, context) => {
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.base });
@@ -552,6 +581,12 @@ async function main() {
     for (const dir of buildFixtures(work)) {
       published.push(await publish(server, work, dir));
     }
+    const runEcho = writeTool(path.join(work, "run-echo"), {
+      "definition.yaml":
+        "name: run-echo\ndescription: 'Print a greeting with echo'\nversion: '1.0.0'\nparameters:\n  name:\n    type: string\n    required: true\n    description: 'Who to greet'\nexecution:\n  type: command\n  command: echo\n  args: ['hello', '{name}']\n",
+      "toolreg.toml": toolToml({ license: "MIT", keywords: ["shell"] }),
+    });
+    published.push(await publish(server, work, runEcho, server.bobToken));
     const expected = new Set(names()).size;
     await waitFor(`the search index to hold ${expected} tools`, async () => {
       const res = await fetch(`${server.base}/api/v1/search?q=&per_page=1`);
