@@ -52,10 +52,14 @@ fn bearer(req: &HttpRequest) -> AppResult<Option<String>> {
     let Some(value) = req.headers().get(actix_web::http::header::AUTHORIZATION) else {
         return Ok(None);
     };
-    let value = value.to_str().map_err(|_| unauthorized("the Authorization header is not valid text"))?;
+    let value = value
+        .to_str()
+        .map_err(|_| unauthorized("the Authorization header is not valid text"))?;
     let (scheme, token) = value.trim().split_once(' ').unwrap_or((value, ""));
     if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
-        return Err(unauthorized("the Authorization header must be `Bearer <token>`"));
+        return Err(unauthorized(
+            "the Authorization header must be `Bearer <token>`",
+        ));
     }
     Ok(Some(token.trim().to_string()))
 }
@@ -75,7 +79,10 @@ pub async fn authenticate(state: &AppState, secret: String) -> AppResult<Auth> {
     let auth = found.ok_or_else(|| {
         unauthorized("the token is not valid: it is unknown, expired or revoked; log in again with a new token")
     })?;
-    let stale = auth.token.last_used_at.is_none_or(|t| now() - t > chrono::TimeDelta::seconds(60));
+    let stale = auth
+        .token
+        .last_used_at
+        .is_none_or(|t| now() - t > chrono::TimeDelta::seconds(60));
     if stale {
         let id = auth.token.id;
         // Recording use is best effort: a failure must not fail the request.

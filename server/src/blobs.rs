@@ -47,24 +47,32 @@ impl BlobStore {
 
     /// [`BlobStore::open`] with extra S3 settings (`aws_endpoint`,
     /// `aws_allow_http`, ...) applied over the environment.
-    pub fn open_with(url: &str, s3_options: impl IntoIterator<Item = (String, String)>) -> AppResult<BlobStore> {
+    pub fn open_with(
+        url: &str,
+        s3_options: impl IntoIterator<Item = (String, String)>,
+    ) -> AppResult<BlobStore> {
         if let Some(rest) = url.strip_prefix("s3://") {
             let (bucket, prefix) = match rest.split_once('/') {
                 Some((b, p)) => (b, p.trim_matches('/')),
                 None => (rest, ""),
             };
             if bucket.is_empty() {
-                return Err(internal(format!("storage URL `{url}` names no bucket (expected s3://bucket[/prefix])")));
+                return Err(internal(format!(
+                    "storage URL `{url}` names no bucket (expected s3://bucket[/prefix])"
+                )));
             }
             let mut builder = AmazonS3Builder::from_env().with_bucket_name(bucket);
             for (key, value) in s3_options {
-                let key: AmazonS3ConfigKey =
-                    key.parse().map_err(|e| internal(format!("unknown S3 option `{key}`: {e}")))?;
+                let key: AmazonS3ConfigKey = key
+                    .parse()
+                    .map_err(|e| internal(format!("unknown S3 option `{key}`: {e}")))?;
                 builder = builder.with_config(key, value);
             }
             // Custom endpoints (MinIO, moto, ...) want path-style requests.
             builder = builder.with_virtual_hosted_style_request(false);
-            let s3 = builder.build().map_err(|e| internal(format!("cannot configure S3 storage `{url}`: {e}")))?;
+            let s3 = builder
+                .build()
+                .map_err(|e| internal(format!("cannot configure S3 storage `{url}`: {e}")))?;
             let (store, signer): (Arc<dyn ObjectStore>, Arc<dyn Signer>) = if prefix.is_empty() {
                 let s3 = Arc::new(s3);
                 (s3.clone(), s3)
@@ -72,13 +80,22 @@ impl BlobStore {
                 let prefixed = Arc::new(PrefixStore::new(s3, prefix));
                 (prefixed.clone(), prefixed)
             };
-            Ok(BlobStore { store, signer: Some(signer), description: url.to_string() })
+            Ok(BlobStore {
+                store,
+                signer: Some(signer),
+                description: url.to_string(),
+            })
         } else {
             let dir = url.strip_prefix("file://").unwrap_or(url);
-            std::fs::create_dir_all(dir).map_err(|e| internal(format!("cannot create storage directory {dir}: {e}")))?;
+            std::fs::create_dir_all(dir)
+                .map_err(|e| internal(format!("cannot create storage directory {dir}: {e}")))?;
             let fs = LocalFileSystem::new_with_prefix(dir)
                 .map_err(|e| internal(format!("cannot open storage directory {dir}: {e}")))?;
-            Ok(BlobStore { store: Arc::new(fs), signer: None, description: url.to_string() })
+            Ok(BlobStore {
+                store: Arc::new(fs),
+                signer: None,
+                description: url.to_string(),
+            })
         }
     }
 
@@ -86,12 +103,17 @@ impl BlobStore {
     /// same bytes. An existing blob is written again on purpose, which
     /// refreshes its age so `gc` cannot collect it while this publish commits.
     pub async fn put_bundle(&self, sha256: &str, bytes: Bytes) -> AppResult<()> {
-        self.store.put(&bundle_path(sha256), PutPayload::from(bytes)).await?;
+        self.store
+            .put(&bundle_path(sha256), PutPayload::from(bytes))
+            .await?;
         Ok(())
     }
 
     /// A bundle's bytes as a stream, or `None` if the blob is missing.
-    pub async fn get_bundle(&self, sha256: &str) -> AppResult<Option<BoxStream<'static, object_store::Result<Bytes>>>> {
+    pub async fn get_bundle(
+        &self,
+        sha256: &str,
+    ) -> AppResult<Option<BoxStream<'static, object_store::Result<Bytes>>>> {
         match self.store.get(&bundle_path(sha256)).await {
             Ok(result) => Ok(Some(result.into_stream())),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
@@ -106,9 +128,21 @@ impl BlobStore {
 
     /// A URL that fetches the bundle straight from S3 for `expires_in`, or
     /// `None` when the store cannot presign (local files).
-    pub async fn presigned_bundle_url(&self, sha256: &str, expires_in: std::time::Duration) -> AppResult<Option<object_store::signer::Url>> {
+    pub async fn presigned_bundle_url(
+        &self,
+        sha256: &str,
+        expires_in: std::time::Duration,
+    ) -> AppResult<Option<object_store::signer::Url>> {
         match &self.signer {
-            Some(signer) => Ok(Some(signer.signed_url(object_store::signer::Method::GET, &bundle_path(sha256), expires_in).await?)),
+            Some(signer) => Ok(Some(
+                signer
+                    .signed_url(
+                        object_store::signer::Method::GET,
+                        &bundle_path(sha256),
+                        expires_in,
+                    )
+                    .await?,
+            )),
             None => Ok(None),
         }
     }

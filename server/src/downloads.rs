@@ -22,7 +22,10 @@ impl DownloadCounter {
     }
 
     fn take(&self) -> HashMap<i64, (i64, i64)> {
-        self.pending.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default()
+        self.pending
+            .lock()
+            .map(|mut p| std::mem::take(&mut *p))
+            .unwrap_or_default()
     }
 
     /// Write the pending counts in one transaction. On failure they are put back.

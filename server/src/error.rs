@@ -42,7 +42,10 @@ pub enum AppError {
     TooLarge(String),
     /// 422 `invalid-definition` with every problem found.
     #[error("{detail}")]
-    InvalidDefinition { detail: String, errors: Vec<Problem> },
+    InvalidDefinition {
+        detail: String,
+        errors: Vec<Problem>,
+    },
     /// 422 `unprocessable`: a request that is well-formed but cannot be done (e.g. an impossible export).
     #[error("{0}")]
     Unprocessable(String),
@@ -87,7 +90,10 @@ impl From<toolreg_core::Error> for AppError {
                     1 => format!("1 problem in the tool definition: {}", problems[0]),
                     n => format!("{n} problems in the tool definition"),
                 };
-                AppError::InvalidDefinition { detail, errors: problems }
+                AppError::InvalidDefinition {
+                    detail,
+                    errors: problems,
+                }
             }
             E::Bundle(msg) => AppError::BadBundle(format!("bad bundle: {msg}")),
             e @ E::TooLarge { .. } => AppError::TooLarge(e.to_string()),
@@ -137,9 +143,10 @@ impl AppError {
             AppError::InvalidDefinition { .. } => ("invalid-definition", "Invalid tool definition"),
             AppError::Unprocessable(_) => ("unprocessable", "Cannot process the request"),
             AppError::RateLimited { .. } => ("rate-limited", "Too many requests"),
-            AppError::Database(_) | AppError::Pool(_) | AppError::Storage(_) | AppError::Internal(_) => {
-                ("internal", "Internal server error")
-            }
+            AppError::Database(_)
+            | AppError::Pool(_)
+            | AppError::Storage(_)
+            | AppError::Internal(_) => ("internal", "Internal server error"),
         }
     }
 
@@ -148,7 +155,8 @@ impl AppError {
         let (slug, title) = self.slug_and_title();
         let status = self.status_code();
         let detail = if status.is_server_error() {
-            "The registry failed to handle the request; it has been logged. Try again later.".to_string()
+            "The registry failed to handle the request; it has been logged. Try again later."
+                .to_string()
         } else {
             self.to_string()
         };
@@ -180,15 +188,20 @@ impl ResponseError for AppError {
         match self {
             AppError::BadRequest(_) | AppError::BadBundle(_) => StatusCode::BAD_REQUEST,
             AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            AppError::Forbidden(_) | AppError::TierForbidden(_) | AppError::Blocked(_) => StatusCode::FORBIDDEN,
+            AppError::Forbidden(_) | AppError::TierForbidden(_) | AppError::Blocked(_) => {
+                StatusCode::FORBIDDEN
+            }
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::VersionExists(_) => StatusCode::CONFLICT,
             AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            AppError::InvalidDefinition { .. } | AppError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            AppError::Database(_) | AppError::Pool(_) | AppError::Storage(_) | AppError::Internal(_) => {
-                StatusCode::INTERNAL_SERVER_ERROR
+            AppError::InvalidDefinition { .. } | AppError::Unprocessable(_) => {
+                StatusCode::UNPROCESSABLE_ENTITY
             }
+            AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::Database(_)
+            | AppError::Pool(_)
+            | AppError::Storage(_)
+            | AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
@@ -203,23 +216,35 @@ impl ResponseError for AppError {
             res.insert_header(("WWW-Authenticate", "Bearer"));
         }
         if let AppError::RateLimited { retry_after, .. } = self {
-            res.insert_header((actix_web::http::header::RETRY_AFTER, retry_after.to_string()));
+            res.insert_header((
+                actix_web::http::header::RETRY_AFTER,
+                retry_after.to_string(),
+            ));
         }
         res.json(self.problem())
     }
 }
 
 /// Answer extractor failures (bad JSON body, bad query, bad path) as problem+json too.
-pub fn json_error_handler(err: actix_web::error::JsonPayloadError, _: &actix_web::HttpRequest) -> actix_web::Error {
+pub fn json_error_handler(
+    err: actix_web::error::JsonPayloadError,
+    _: &actix_web::HttpRequest,
+) -> actix_web::Error {
     bad_request(format!("the JSON body is invalid: {err}")).into()
 }
 
 /// See [`json_error_handler`].
-pub fn query_error_handler(err: actix_web::error::QueryPayloadError, _: &actix_web::HttpRequest) -> actix_web::Error {
+pub fn query_error_handler(
+    err: actix_web::error::QueryPayloadError,
+    _: &actix_web::HttpRequest,
+) -> actix_web::Error {
     bad_request(format!("the query string is invalid: {err}")).into()
 }
 
 /// See [`json_error_handler`].
-pub fn path_error_handler(err: actix_web::error::PathError, _: &actix_web::HttpRequest) -> actix_web::Error {
+pub fn path_error_handler(
+    err: actix_web::error::PathError,
+    _: &actix_web::HttpRequest,
+) -> actix_web::Error {
     bad_request(format!("the path is invalid: {err}")).into()
 }

@@ -15,7 +15,9 @@ use actix_web::web;
 use crate::app::AppState;
 
 /// Upper bounds (seconds) of the latency histogram buckets.
-const BUCKETS: [f64; 12] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5];
+const BUCKETS: [f64; 12] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+];
 
 #[derive(Default)]
 struct Histogram {
@@ -39,10 +41,14 @@ pub struct Metrics {
 impl Metrics {
     pub fn record_request(&self, method: &str, route: &str, status: u16, seconds: f64) {
         if let Ok(mut requests) = self.requests.lock() {
-            *requests.entry((method.to_string(), route.to_string(), status)).or_default() += 1;
+            *requests
+                .entry((method.to_string(), route.to_string(), status))
+                .or_default() += 1;
         }
         if let Ok(mut latency) = self.latency.lock() {
-            let h = latency.entry((method.to_string(), route.to_string())).or_default();
+            let h = latency
+                .entry((method.to_string(), route.to_string()))
+                .or_default();
             for (i, bound) in BUCKETS.iter().enumerate() {
                 if seconds <= *bound {
                     h.counts[i] += 1;
@@ -91,18 +97,46 @@ impl Metrics {
                         h.counts[i]
                     );
                 }
-                let _ = writeln!(out, "toolreg_http_request_duration_seconds_bucket{{{labels},le=\"+Inf\"}} {}", h.count);
-                let _ = writeln!(out, "toolreg_http_request_duration_seconds_sum{{{labels}}} {}", h.sum);
-                let _ = writeln!(out, "toolreg_http_request_duration_seconds_count{{{labels}}} {}", h.count);
+                let _ = writeln!(
+                    out,
+                    "toolreg_http_request_duration_seconds_bucket{{{labels},le=\"+Inf\"}} {}",
+                    h.count
+                );
+                let _ = writeln!(
+                    out,
+                    "toolreg_http_request_duration_seconds_sum{{{labels}}} {}",
+                    h.sum
+                );
+                let _ = writeln!(
+                    out,
+                    "toolreg_http_request_duration_seconds_count{{{labels}}} {}",
+                    h.count
+                );
             }
         }
         let counters = [
-            ("toolreg_publishes_total", "Versions published.", &self.publishes),
-            ("toolreg_publish_failures_total", "Publish requests refused or failed.", &self.publish_failures),
-            ("toolreg_downloads_total", "Bundle downloads served (304s excluded).", &self.downloads),
+            (
+                "toolreg_publishes_total",
+                "Versions published.",
+                &self.publishes,
+            ),
+            (
+                "toolreg_publish_failures_total",
+                "Publish requests refused or failed.",
+                &self.publish_failures,
+            ),
+            (
+                "toolreg_downloads_total",
+                "Bundle downloads served (304s excluded).",
+                &self.downloads,
+            ),
         ];
         for (name, help, value) in counters {
-            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {}", value.load(Ordering::Relaxed));
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} counter\n{name} {}",
+                value.load(Ordering::Relaxed)
+            );
         }
         out
     }
@@ -126,12 +160,19 @@ pub async fn track(
     let (status, route) = match &result {
         Ok(res) => (
             res.status().as_u16(),
-            res.request().match_pattern().unwrap_or_else(|| "unmatched".to_string()),
+            res.request()
+                .match_pattern()
+                .unwrap_or_else(|| "unmatched".to_string()),
         ),
-        Err(e) => (e.as_response_error().status_code().as_u16(), "unmatched".to_string()),
+        Err(e) => (
+            e.as_response_error().status_code().as_u16(),
+            "unmatched".to_string(),
+        ),
     };
     if let Some(state) = state {
-        state.metrics.record_request(&method, &route, status, seconds);
+        state
+            .metrics
+            .record_request(&method, &route, status, seconds);
     }
     tracing::info!(%method, %path, %route, status, ms = seconds * 1000.0, "request");
     result

@@ -100,4 +100,12 @@ diesel::joinable!(tool_owners -> users (user_id));
 diesel::joinable!(versions -> tools (tool_id));
 diesel::joinable!(versions -> users (publisher_id));
 
-diesel::allow_tables_to_appear_in_same_query!(users, tokens, tools, tool_owners, versions, changes, audit_log);
+diesel::allow_tables_to_appear_in_same_query!(
+    users,
+    tokens,
+    tools,
+    tool_owners,
+    versions,
+    changes,
+    audit_log
+);

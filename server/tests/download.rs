@@ -33,7 +33,9 @@ async fn download_serves_the_bytes_with_digest_headers(app: TestApp) {
 
 async fn if_none_match_gives_304(app: TestApp) {
     let token = app.user("alice", Tier::Untrusted).await;
-    let body = app.publish_ok(&token, BundleBuilder::http("create-issue", "1.0.0").pack()).await;
+    let body = app
+        .publish_ok(&token, BundleBuilder::http("create-issue", "1.0.0").pack())
+        .await;
     let digest = body["sha256"].as_str().unwrap();
     let res = app
         .client
@@ -56,9 +58,15 @@ async fn if_none_match_gives_304(app: TestApp) {
 
 async fn downloads_are_counted(app: TestApp) {
     let token = app.user("alice", Tier::Untrusted).await;
-    app.publish_ok(&token, BundleBuilder::http("create-issue", "1.0.0").pack()).await;
+    app.publish_ok(&token, BundleBuilder::http("create-issue", "1.0.0").pack())
+        .await;
     for _ in 0..3 {
-        assert_eq!(app.get("/api/v1/tools/create-issue/1.0.0/download").await.status(), 200);
+        assert_eq!(
+            app.get("/api/v1/tools/create-issue/1.0.0/download")
+                .await
+                .status(),
+            200
+        );
     }
     // Counts are flushed to the database about once a second.
     let mut seen = serde_json::Value::Null;
@@ -76,15 +84,29 @@ async fn downloads_are_counted(app: TestApp) {
 
 async fn yanked_versions_still_download(app: TestApp) {
     let token = app.user("alice", Tier::Untrusted).await;
-    app.publish_ok(&token, BundleBuilder::http("create-issue", "1.0.0").pack()).await;
-    let res = app.client.delete(app.api("/api/v1/tools/create-issue/1.0.0/yank")).bearer_auth(&token).send().await.unwrap();
+    app.publish_ok(&token, BundleBuilder::http("create-issue", "1.0.0").pack())
+        .await;
+    let res = app
+        .client
+        .delete(app.api("/api/v1/tools/create-issue/1.0.0/yank"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 200);
-    assert_eq!(app.get("/api/v1/tools/create-issue/1.0.0/download").await.status(), 200);
+    assert_eq!(
+        app.get("/api/v1/tools/create-issue/1.0.0/download")
+            .await
+            .status(),
+        200
+    );
 }
 
 async fn blocked_versions_answer_403(app: TestApp) {
     let token = app.user("alice", Tier::Untrusted).await;
-    let body = app.publish_ok(&token, BundleBuilder::http("create-issue", "1.0.0").pack()).await;
+    let body = app
+        .publish_ok(&token, BundleBuilder::http("create-issue", "1.0.0").pack())
+        .await;
     let digest = body["sha256"].as_str().unwrap().to_string();
     // Blocking is done by the tiers work; set the column directly here.
     app.state
@@ -93,15 +115,31 @@ async fn blocked_versions_answer_403(app: TestApp) {
             use diesel::prelude::*;
             use toolreg_server::schema::versions;
             diesel::update(versions::table)
-                .set((versions::blocked.eq(true), versions::blocked_reason.eq(Some("the publisher was demoted"))))
+                .set((
+                    versions::blocked.eq(true),
+                    versions::blocked_reason.eq(Some("the publisher was demoted")),
+                ))
                 .execute(conn)?;
             Ok(())
         })
         .await
         .unwrap();
-    let body = problem(app.get("/api/v1/tools/create-issue/1.0.0/download").await, 403, "blocked").await;
-    assert!(body["detail"].as_str().unwrap().contains("demoted"), "{body:#}");
-    problem(app.get(&format!("/api/v1/blobs/sha256/{digest}")).await, 403, "blocked").await;
+    let body = problem(
+        app.get("/api/v1/tools/create-issue/1.0.0/download").await,
+        403,
+        "blocked",
+    )
+    .await;
+    assert!(
+        body["detail"].as_str().unwrap().contains("demoted"),
+        "{body:#}"
+    );
+    problem(
+        app.get(&format!("/api/v1/blobs/sha256/{digest}")).await,
+        403,
+        "blocked",
+    )
+    .await;
     let (_, v) = json(app.get("/api/v1/tools/create-issue/1.0.0").await).await;
     assert_eq!(v["blocked"], true);
     assert_eq!(v["blocked_reason"], "the publisher was demoted");
@@ -109,46 +147,112 @@ async fn blocked_versions_answer_403(app: TestApp) {
 
 async fn missing_things_are_404(app: TestApp) {
     let token = app.user("alice", Tier::Untrusted).await;
-    app.publish_ok(&token, BundleBuilder::http("create-issue", "1.0.0").pack()).await;
+    app.publish_ok(&token, BundleBuilder::http("create-issue", "1.0.0").pack())
+        .await;
     problem(app.get("/api/v1/tools/nope").await, 404, "not-found").await;
-    problem(app.get("/api/v1/tools/create-issue/9.9.9").await, 404, "not-found").await;
-    problem(app.get("/api/v1/tools/create-issue/9.9.9/download").await, 404, "not-found").await;
-    problem(app.get(&format!("/api/v1/blobs/sha256/{}", "0".repeat(64))).await, 404, "not-found").await;
-    problem(app.get("/api/v1/blobs/sha256/not-a-digest").await, 400, "bad-request").await;
+    problem(
+        app.get("/api/v1/tools/create-issue/9.9.9").await,
+        404,
+        "not-found",
+    )
+    .await;
+    problem(
+        app.get("/api/v1/tools/create-issue/9.9.9/download").await,
+        404,
+        "not-found",
+    )
+    .await;
+    problem(
+        app.get(&format!("/api/v1/blobs/sha256/{}", "0".repeat(64)))
+            .await,
+        404,
+        "not-found",
+    )
+    .await;
+    problem(
+        app.get("/api/v1/blobs/sha256/not-a-digest").await,
+        400,
+        "bad-request",
+    )
+    .await;
     problem(app.get("/api/v1/no/such/route").await, 404, "not-found").await;
 }
 
 async fn definition_exports(app: TestApp) {
     let token = app.user("alice", Tier::Untrusted).await;
-    app.publish_ok(&token, BundleBuilder::http("create-issue", "1.0.0").pack()).await;
-    let original = std::fs::read(common::corpus_dir("matimo/github-create-issue").join("definition.yaml")).unwrap();
+    app.publish_ok(&token, BundleBuilder::http("create-issue", "1.0.0").pack())
+        .await;
+    let original =
+        std::fs::read(common::corpus_dir("matimo/github-create-issue").join("definition.yaml"))
+            .unwrap();
 
-    let res = app.get("/api/v1/tools/create-issue/1.0.0/definition?format=native").await;
+    let res = app
+        .get("/api/v1/tools/create-issue/1.0.0/definition?format=native")
+        .await;
     assert_eq!(res.status(), 200);
-    assert_eq!(res.bytes().await.unwrap().to_vec(), original, "native is the original bytes");
+    assert_eq!(
+        res.bytes().await.unwrap().to_vec(),
+        original,
+        "native is the original bytes"
+    );
 
-    let (status, mcp) = json(app.get("/api/v1/tools/create-issue/1.0.0/definition?format=mcp").await).await;
+    let (status, mcp) = json(
+        app.get("/api/v1/tools/create-issue/1.0.0/definition?format=mcp")
+            .await,
+    )
+    .await;
     assert_eq!(status, 200, "{mcp:#}");
-    assert!(mcp["name"].is_string() && mcp["inputSchema"]["type"] == "object", "{mcp:#}");
+    assert!(
+        mcp["name"].is_string() && mcp["inputSchema"]["type"] == "object",
+        "{mcp:#}"
+    );
 
-    let (status, openai) = json(app.get("/api/v1/tools/create-issue/1.0.0/definition?format=openai").await).await;
+    let (status, openai) = json(
+        app.get("/api/v1/tools/create-issue/1.0.0/definition?format=openai")
+            .await,
+    )
+    .await;
     assert_eq!(status, 200, "{openai:#}");
     assert_eq!(openai["type"], "function");
     assert_eq!(openai["function"]["name"], mcp["name"]);
 
-    let res = app.get("/api/v1/tools/create-issue/1.0.0/definition?format=matimo").await;
+    let res = app
+        .get("/api/v1/tools/create-issue/1.0.0/definition?format=matimo")
+        .await;
     assert_eq!(res.status(), 200);
 
-    let body = problem(app.get("/api/v1/tools/create-issue/1.0.0/definition?format=pdf").await, 400, "bad-request").await;
-    assert!(body["detail"].as_str().unwrap().contains("format"), "{body:#}");
+    let body = problem(
+        app.get("/api/v1/tools/create-issue/1.0.0/definition?format=pdf")
+            .await,
+        400,
+        "bad-request",
+    )
+    .await;
+    assert!(
+        body["detail"].as_str().unwrap().contains("format"),
+        "{body:#}"
+    );
 }
 
 async fn impossible_export_is_422(app: TestApp) {
     // An MCP tool (a declaration) has no execution block to write as Matimo.
     let token = app.user("alice", Tier::Untrusted).await;
-    app.publish_ok(&token, BundleBuilder::corpus("mcp/github-get_me", "get-me", "1.0.0").pack()).await;
-    let body = problem(app.get("/api/v1/tools/get-me/1.0.0/definition?format=matimo").await, 422, "unprocessable").await;
-    assert!(body["detail"].as_str().unwrap().contains("matimo"), "{body:#}");
+    app.publish_ok(
+        &token,
+        BundleBuilder::corpus("mcp/github-get_me", "get-me", "1.0.0").pack(),
+    )
+    .await;
+    let body = problem(
+        app.get("/api/v1/tools/get-me/1.0.0/definition?format=matimo")
+            .await,
+        422,
+        "unprocessable",
+    )
+    .await;
+    assert!(
+        body["detail"].as_str().unwrap().contains("matimo"),
+        "{body:#}"
+    );
 }
 
 both_backends!(

@@ -15,17 +15,27 @@ use toolreg_core::Tier;
 async fn healthz_checks_the_database_and_storage(app: TestApp) {
     let (status, body) = json(app.get("/healthz").await).await;
     assert_eq!(status, 200, "{body:#}");
-    assert_eq!(body, serde_json::json!({"status": "ok", "database": "ok", "storage": "ok"}));
+    assert_eq!(
+        body,
+        serde_json::json!({"status": "ok", "database": "ok", "storage": "ok"})
+    );
 }
 
 async fn metrics_count_requests_publishes_and_downloads(app: TestApp) {
     let token = app.user("alice", Tier::Untrusted).await;
-    app.publish_ok(&token, BundleBuilder::http("calc", "1.0.0").pack()).await;
-    assert_eq!(app.get("/api/v1/tools/calc/1.0.0/download").await.status(), 200);
+    app.publish_ok(&token, BundleBuilder::http("calc", "1.0.0").pack())
+        .await;
+    assert_eq!(
+        app.get("/api/v1/tools/calc/1.0.0/download").await.status(),
+        200
+    );
     assert_eq!(app.get("/api/v1/tools/nope").await.status(), 404);
     let res = app.get("/metrics").await;
     assert_eq!(res.status(), 200);
-    assert!(res.headers()["content-type"].to_str().unwrap().starts_with("text/plain"));
+    assert!(res.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/plain"));
     let text = res.text().await.unwrap();
     for line in [
         r#"toolreg_http_requests_total{method="POST",route="/api/v1/tools",status="201"} 1"#,
@@ -35,7 +45,10 @@ async fn metrics_count_requests_publishes_and_downloads(app: TestApp) {
         "toolreg_publishes_total 1",
         "toolreg_downloads_total 1",
     ] {
-        assert!(text.lines().any(|l| l == line), "missing `{line}` in:\n{text}");
+        assert!(
+            text.lines().any(|l| l == line),
+            "missing `{line}` in:\n{text}"
+        );
     }
     assert!(text.contains(r#"toolreg_http_request_duration_seconds_bucket{method="POST",route="/api/v1/tools",le="+Inf"} 1"#));
 }
@@ -43,7 +56,11 @@ async fn metrics_count_requests_publishes_and_downloads(app: TestApp) {
 async fn openapi_covers_every_route(app: TestApp) {
     let (status, doc) = json(app.get("/api/openapi.json").await).await;
     assert_eq!(status, 200);
-    assert!(doc["openapi"].as_str().unwrap().starts_with("3."), "{}", doc["openapi"]);
+    assert!(
+        doc["openapi"].as_str().unwrap().starts_with("3."),
+        "{}",
+        doc["openapi"]
+    );
     let routes = [
         ("post", "/api/v1/tools"),
         ("get", "/api/v1/tools/{name}"),
@@ -66,16 +83,34 @@ async fn openapi_covers_every_route(app: TestApp) {
         ("get", "/api/openapi.json"),
     ];
     for (method, path) in routes {
-        assert!(doc["paths"][path][method].is_object(), "{method} {path} missing from the OpenAPI document");
+        assert!(
+            doc["paths"][path][method].is_object(),
+            "{method} {path} missing from the OpenAPI document"
+        );
     }
     // Every documented operation is one the server really answers (no stale entries).
     for (path, item) in doc["paths"].as_object().unwrap() {
         for method in item.as_object().unwrap().keys() {
-            let concrete = path.replace("{name}", "x").replace("{version}", "1.0.0").replace("{hex}", &"0".repeat(64)).replace("{id}", "1");
-            let res = app.client.request(method.to_uppercase().parse().unwrap(), app.api(&concrete)).send().await.unwrap();
+            let concrete = path
+                .replace("{name}", "x")
+                .replace("{version}", "1.0.0")
+                .replace("{hex}", &"0".repeat(64))
+                .replace("{id}", "1");
+            let res = app
+                .client
+                .request(method.to_uppercase().parse().unwrap(), app.api(&concrete))
+                .send()
+                .await
+                .unwrap();
             if res.status() == 404 {
                 let body: serde_json::Value = res.json().await.unwrap();
-                assert!(!body["detail"].as_str().unwrap_or("").starts_with("nothing at"), "{method} {path} is documented but not routed");
+                assert!(
+                    !body["detail"]
+                        .as_str()
+                        .unwrap_or("")
+                        .starts_with("nothing at"),
+                    "{method} {path} is documented but not routed"
+                );
             }
         }
     }
@@ -84,14 +119,25 @@ async fn openapi_covers_every_route(app: TestApp) {
 
 async fn admin_create_user_prints_a_working_token(app: TestApp) {
     let out = app.binary(&["admin", "create-user", "bob", "--tier", "verified"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8(out.stdout).unwrap();
     let token = stdout.trim_end_matches('\n');
-    assert_eq!(stdout.lines().count(), 1, "the token alone on stdout: {stdout:?}");
+    assert_eq!(
+        stdout.lines().count(),
+        1,
+        "the token alone on stdout: {stdout:?}"
+    );
     assert!(token.starts_with("trg_") && token.len() == 44, "{token}");
     let (status, me) = json(app.get_authed("/api/v1/me", token).await).await;
     assert_eq!(status, 200, "{me:#}");
-    assert_eq!(me, serde_json::json!({"login": "bob", "tier": "verified", "admin": false}));
+    assert_eq!(
+        me,
+        serde_json::json!({"login": "bob", "tier": "verified", "admin": false})
+    );
 
     // A taken login is an error with a message, and a bad tier is a usage error.
     let out = app.binary(&["admin", "create-user", "bob"]);
@@ -101,7 +147,11 @@ async fn admin_create_user_prints_a_working_token(app: TestApp) {
     assert_eq!(out.status.code(), Some(2));
 
     let out = app.binary(&["admin", "set-tier", "bob", "trusted"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let (_, me) = json(app.get_authed("/api/v1/me", token).await).await;
     assert_eq!(me["tier"], "trusted");
     let out = app.binary(&["admin", "set-tier", "nobody", "trusted"]);
@@ -111,43 +161,90 @@ async fn admin_create_user_prints_a_working_token(app: TestApp) {
 
 async fn verify_finds_missing_and_corrupt_blobs(app: TestApp) {
     let token = app.user("alice", Tier::Untrusted).await;
-    let a = app.publish_ok(&token, BundleBuilder::http("calc", "1.0.0").pack()).await;
-    let b = app.publish_ok(&token, BundleBuilder::http("calc", "1.1.0").pack()).await;
-    app.publish_ok(&token, BundleBuilder::http("other", "1.0.0").pack()).await;
+    let a = app
+        .publish_ok(&token, BundleBuilder::http("calc", "1.0.0").pack())
+        .await;
+    let b = app
+        .publish_ok(&token, BundleBuilder::http("calc", "1.1.0").pack())
+        .await;
+    app.publish_ok(&token, BundleBuilder::http("other", "1.0.0").pack())
+        .await;
     let out = app.binary(&["verify"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(out.stdout.is_empty());
 
     // Corrupt one blob and delete another.
     let (a, b) = (a["sha256"].as_str().unwrap(), b["sha256"].as_str().unwrap());
-    app.state.blobs.put_bundle(a, Bytes::from_static(b"tampered")).await.unwrap();
-    app.state.blobs.delete(&toolreg_server::blobs::bundle_path(b)).await.unwrap();
+    app.state
+        .blobs
+        .put_bundle(a, Bytes::from_static(b"tampered"))
+        .await
+        .unwrap();
+    app.state
+        .blobs
+        .delete(&toolreg_server::blobs::bundle_path(b))
+        .await
+        .unwrap();
     let out = app.binary(&["verify"]);
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 2, "{stdout}");
-    assert!(lines.iter().any(|l| l.starts_with("calc@1.0.0") && l.contains("hashes to")), "{stdout}");
-    assert!(lines.iter().any(|l| l.starts_with("calc@1.1.0") && l.contains("missing")), "{stdout}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("calc@1.0.0") && l.contains("hashes to")),
+        "{stdout}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("calc@1.1.0") && l.contains("missing")),
+        "{stdout}"
+    );
 }
 
 async fn gc_removes_only_old_unreferenced_blobs(app: TestApp) {
     let token = app.user("alice", Tier::Untrusted).await;
-    let kept = app.publish_ok(&token, BundleBuilder::http("calc", "1.0.0").pack()).await;
+    let kept = app
+        .publish_ok(&token, BundleBuilder::http("calc", "1.0.0").pack())
+        .await;
     let orphan_bytes = Bytes::from_static(b"an orphan left by a crashed publish");
     let orphan = toolreg_core::digest::sha256_hex(&orphan_bytes);
-    app.state.blobs.put_bundle(&orphan, orphan_bytes).await.unwrap();
+    app.state
+        .blobs
+        .put_bundle(&orphan, orphan_bytes)
+        .await
+        .unwrap();
     assert_eq!(app.stored_objects().await.len(), 2);
 
     // Default: only blobs older than an hour go, so a fresh orphan stays.
     let out = app.binary(&["gc"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(app.stored_objects().await.len(), 2);
 
     let out = app.binary(&["gc", "--min-age", "0"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains(&orphan));
-    assert_eq!(app.stored_objects().await, vec![format!("bundles/sha256/{}", kept["sha256"].as_str().unwrap())]);
+    assert_eq!(
+        app.stored_objects().await,
+        vec![format!(
+            "bundles/sha256/{}",
+            kept["sha256"].as_str().unwrap()
+        )]
+    );
     assert_eq!(app.binary(&["verify"]).status.code(), Some(0));
 }
 
@@ -165,7 +262,11 @@ impl Drop for ChildGuard {
 
 /// A free loopback port.
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// Wait until `/healthz` answers 200 on `port`.
@@ -173,7 +274,10 @@ fn wait_healthy(port: u16, child: &mut Child) {
     let deadline = Instant::now() + Duration::from_secs(20);
     let client = reqwest::blocking::Client::new();
     while Instant::now() < deadline {
-        if let Ok(res) = client.get(format!("http://127.0.0.1:{port}/healthz")).send() {
+        if let Ok(res) = client
+            .get(format!("http://127.0.0.1:{port}/healthz"))
+            .send()
+        {
             if res.status() == 200 {
                 return;
             }
@@ -187,7 +291,10 @@ fn wait_healthy(port: u16, child: &mut Child) {
 }
 
 fn sigterm(child: &Child) {
-    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
     assert!(status.success());
 }
 
@@ -211,19 +318,31 @@ fn zero_config_serve_uses_sqlite_and_files_under_data() {
     let port = free_port();
     // No subcommand and no TOOLREG_* settings except the port (8080 may be busy on a shared machine).
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolreg-server"));
-    cmd.current_dir(cwd.path()).env("RUST_LOG", "info").stderr(Stdio::piped());
+    cmd.current_dir(cwd.path())
+        .env("RUST_LOG", "info")
+        .stderr(Stdio::piped());
     for (key, _) in std::env::vars() {
         if key.starts_with("TOOLREG_") || key.starts_with("AWS_") {
             cmd.env_remove(key);
         }
     }
-    let mut guard = ChildGuard(cmd.env("TOOLREG_LISTEN", format!("127.0.0.1:{port}")).spawn().unwrap());
+    let mut guard = ChildGuard(
+        cmd.env("TOOLREG_LISTEN", format!("127.0.0.1:{port}"))
+            .spawn()
+            .unwrap(),
+    );
     let child = &mut guard.0;
     let started = Instant::now();
     wait_healthy(port, child);
     eprintln!("healthy after {:?}", started.elapsed());
-    assert!(cwd.path().join("data/toolreg.db").is_file(), "SQLite database in ./data");
-    assert!(cwd.path().join("data/objects").is_dir(), "blobs in ./data/objects");
+    assert!(
+        cwd.path().join("data/toolreg.db").is_file(),
+        "SQLite database in ./data"
+    );
+    assert!(
+        cwd.path().join("data/objects").is_dir(),
+        "blobs in ./data/objects"
+    );
     sigterm(child);
     let status = wait_exit(child, Duration::from_secs(10));
     assert!(status.success(), "{status}");
@@ -237,10 +356,16 @@ fn zero_config_serve_uses_sqlite_and_files_under_data() {
 
 #[test]
 fn bad_configuration_is_a_clear_error() {
-    let out = Command::new(env!("CARGO_BIN_EXE_toolreg-server")).args(["--policy", "function=godlike", "migrate"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_toolreg-server"))
+        .args(["--policy", "function=godlike", "migrate"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("godlike"));
-    let out = Command::new(env!("CARGO_BIN_EXE_toolreg-server")).args(["--listen", "not-an-address"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_toolreg-server"))
+        .args(["--listen", "not-an-address"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("listen"));
 }
@@ -250,7 +375,10 @@ async fn sigterm_finishes_the_publish_in_flight(app: TestApp) {
     let token = app.user("alice", Tier::Untrusted).await;
     let port = free_port();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolreg-server"));
-    cmd.arg("serve").env("RUST_LOG", "warn").stdout(Stdio::null()).env("TOOLREG_LISTEN", format!("127.0.0.1:{port}"));
+    cmd.arg("serve")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .env("TOOLREG_LISTEN", format!("127.0.0.1:{port}"));
     for (k, v) in &app.env {
         cmd.env(k, v);
     }
@@ -258,7 +386,11 @@ async fn sigterm_finishes_the_publish_in_flight(app: TestApp) {
     let child = &mut guard.0;
     let started = Instant::now();
     loop {
-        let res = app.client.get(format!("http://127.0.0.1:{port}/healthz")).send().await;
+        let res = app
+            .client
+            .get(format!("http://127.0.0.1:{port}/healthz"))
+            .send()
+            .await;
         if res.is_ok_and(|r| r.status() == 200) {
             break;
         }
@@ -274,10 +406,12 @@ async fn sigterm_finishes_the_publish_in_flight(app: TestApp) {
     let half = bundle.len() / 2;
     let (first, second) = (bundle[..half].to_vec(), bundle[half..].to_vec());
     let (tx, rx) = futures::channel::oneshot::channel::<()>();
-    let body = futures::stream::once(async move { Ok::<_, std::io::Error>(first) }).chain(futures::stream::once(async move {
-        let _ = rx.await;
-        Ok::<_, std::io::Error>(second)
-    }));
+    let body = futures::stream::once(async move { Ok::<_, std::io::Error>(first) }).chain(
+        futures::stream::once(async move {
+            let _ = rx.await;
+            Ok::<_, std::io::Error>(second)
+        }),
+    );
     use futures::StreamExt;
     let request = app
         .client
@@ -294,11 +428,19 @@ async fn sigterm_finishes_the_publish_in_flight(app: TestApp) {
     }
     let _ = tx.send(());
     let res = publish.await.unwrap().unwrap();
-    assert_eq!(res.status(), 201, "{}", res.text().await.unwrap_or_default());
+    assert_eq!(
+        res.status(),
+        201,
+        "{}",
+        res.text().await.unwrap_or_default()
+    );
     let status = wait_exit(child, Duration::from_secs(20));
     assert!(status.success(), "{status}");
     let (status, _) = json(app.get("/api/v1/tools/slow/1.0.0").await).await;
-    assert_eq!(status, 200, "the publish finished before shutdown is visible");
+    assert_eq!(
+        status, 200,
+        "the publish finished before shutdown is visible"
+    );
 }
 
 both_backends!(

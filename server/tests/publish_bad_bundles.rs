@@ -21,11 +21,20 @@ struct Raw<'a> {
 }
 
 fn file<'a>(name: &'a str, data: impl Into<Vec<u8>>) -> Raw<'a> {
-    Raw { name: name.as_bytes(), kind: EntryType::Regular, data: data.into(), link: b"" }
+    Raw {
+        name: name.as_bytes(),
+        kind: EntryType::Regular,
+        data: data.into(),
+        link: b"",
+    }
 }
 
 fn valid_entries() -> Vec<(String, Vec<u8>)> {
-    BundleBuilder::http("bad-bundle", "1.0.0").files().iter().map(|(p, b)| (p.to_string(), b.to_vec())).collect()
+    BundleBuilder::http("bad-bundle", "1.0.0")
+        .files()
+        .iter()
+        .map(|(p, b)| (p.to_string(), b.to_vec()))
+        .collect()
 }
 
 /// A gzip'd tar holding a valid tool plus `extra` entries.
@@ -52,7 +61,11 @@ async fn assert_nothing_stored(app: &TestApp) {
     assert_eq!(app.count("tools").await, 0, "no tool row");
     assert_eq!(app.count("versions").await, 0, "no version row");
     assert_eq!(app.count("changes").await, 0, "no change-log row");
-    assert!(app.stored_objects().await.is_empty(), "no blob: {:?}", app.stored_objects().await);
+    assert!(
+        app.stored_objects().await.is_empty(),
+        "no blob: {:?}",
+        app.stored_objects().await
+    );
 }
 
 async fn refused(app: &TestApp, bundle: Vec<u8>, status: u16, slug: &str, detail_has: &[&str]) {
@@ -60,7 +73,10 @@ async fn refused(app: &TestApp, bundle: Vec<u8>, status: u16, slug: &str, detail
     let body = problem(app.publish(&token, bundle).await, status, slug).await;
     let detail = body["detail"].as_str().unwrap_or_default();
     for needle in detail_has {
-        assert!(detail.contains(needle), "detail should name `{needle}`: {detail}");
+        assert!(
+            detail.contains(needle),
+            "detail should name `{needle}`: {detail}"
+        );
     }
     assert_nothing_stored(app).await;
 }
@@ -78,35 +94,76 @@ async fn control_the_raw_builder_makes_valid_bundles(app: TestApp) {
 }
 
 async fn path_traversal(app: TestApp) {
-    refused(&app, tar_with(vec![file("../evil.txt", "x")]), 400, "bad-bundle", &["..", "evil.txt"]).await;
+    refused(
+        &app,
+        tar_with(vec![file("../evil.txt", "x")]),
+        400,
+        "bad-bundle",
+        &["..", "evil.txt"],
+    )
+    .await;
 }
 
 async fn absolute_path(app: TestApp) {
-    refused(&app, tar_with(vec![file("/etc/evil", "x")]), 400, "bad-bundle", &["/etc/evil", "absolute"]).await;
+    refused(
+        &app,
+        tar_with(vec![file("/etc/evil", "x")]),
+        400,
+        "bad-bundle",
+        &["/etc/evil", "absolute"],
+    )
+    .await;
 }
 
 async fn symbolic_link(app: TestApp) {
-    let link = Raw { name: b"link", kind: EntryType::Symlink, data: vec![], link: b"/etc/passwd" };
+    let link = Raw {
+        name: b"link",
+        kind: EntryType::Symlink,
+        data: vec![],
+        link: b"/etc/passwd",
+    };
     refused(&app, tar_with(vec![link]), 400, "bad-bundle", &["link"]).await;
 }
 
 async fn hard_link(app: TestApp) {
-    let link = Raw { name: b"hard", kind: EntryType::Link, data: vec![], link: b"definition.yaml" };
+    let link = Raw {
+        name: b"hard",
+        kind: EntryType::Link,
+        data: vec![],
+        link: b"definition.yaml",
+    };
     refused(&app, tar_with(vec![link]), 400, "bad-bundle", &["link"]).await;
 }
 
 async fn device(app: TestApp) {
-    let dev = Raw { name: b"null", kind: EntryType::Char, data: vec![], link: b"" };
+    let dev = Raw {
+        name: b"null",
+        kind: EntryType::Char,
+        data: vec![],
+        link: b"",
+    };
     refused(&app, tar_with(vec![dev]), 400, "bad-bundle", &["device"]).await;
 }
 
 async fn non_utf8_name(app: TestApp) {
-    let bad = Raw { name: b"caf\xe9.txt", kind: EntryType::Regular, data: b"x".to_vec(), link: b"" };
+    let bad = Raw {
+        name: b"caf\xe9.txt",
+        kind: EntryType::Regular,
+        data: b"x".to_vec(),
+        link: b"",
+    };
     refused(&app, tar_with(vec![bad]), 400, "bad-bundle", &["UTF-8"]).await;
 }
 
 async fn duplicate_entries(app: TestApp) {
-    refused(&app, tar_with(vec![file("definition.yaml", "name: other\n")]), 400, "bad-bundle", &["duplicate", "definition.yaml"]).await;
+    refused(
+        &app,
+        tar_with(vec![file("definition.yaml", "name: other\n")]),
+        400,
+        "bad-bundle",
+        &["duplicate", "definition.yaml"],
+    )
+    .await;
 }
 
 async fn too_many_entries(app: TestApp) {
@@ -131,7 +188,8 @@ async fn over_ten_mib_compressed_with_content_length(app: TestApp) {
 async fn over_ten_mib_compressed_streamed(app: TestApp) {
     // No Content-Length (chunked): the limit is enforced while streaming.
     let token = app.user("streamer", Tier::Trusted).await;
-    let chunks: Vec<Result<Vec<u8>, std::io::Error>> = (0..11).map(|_| Ok(vec![7u8; 1024 * 1024])).collect();
+    let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
+        (0..11).map(|_| Ok(vec![7u8; 1024 * 1024])).collect();
     let res = app
         .client
         .post(app.api("/api/v1/tools"))
@@ -142,7 +200,10 @@ async fn over_ten_mib_compressed_streamed(app: TestApp) {
     match res {
         Ok(res) => {
             let body = problem(res, 413, "too-large").await;
-            assert!(body["detail"].as_str().unwrap().contains("10 MiB"), "{body:#}");
+            assert!(
+                body["detail"].as_str().unwrap().contains("10 MiB"),
+                "{body:#}"
+            );
         }
         // The server may close the connection after answering 413 mid-upload.
         Err(e) => eprintln!("connection closed while streaming an oversize body (accepted): {e}"),
@@ -163,14 +224,23 @@ async fn decompression_bomb(app: TestApp) {
     let mut h = Header::new_gnu();
     h.set_size(size);
     h.set_mode(0o644);
-    builder.append_data(&mut h, "zeros.bin", std::io::repeat(0).take(size)).unwrap();
+    builder
+        .append_data(&mut h, "zeros.bin", std::io::repeat(0).take(size))
+        .unwrap();
     let bomb = builder.into_inner().unwrap().finish().unwrap();
     assert!(bomb.len() < 1024 * 1024, "the bomb is small compressed");
     refused(&app, bomb, 413, "too-large", &["unpacked", "max_unpacked"]).await;
 }
 
 async fn not_a_gzip_tar(app: TestApp) {
-    refused(&app, b"this is not a bundle".to_vec(), 400, "bad-bundle", &["gzip"]).await;
+    refused(
+        &app,
+        b"this is not a bundle".to_vec(),
+        400,
+        "bad-bundle",
+        &["gzip"],
+    )
+    .await;
 }
 
 async fn empty_body(app: TestApp) {
@@ -185,7 +255,9 @@ async fn invalid_definition(app: TestApp) {
         let mut h = Header::new_gnu();
         h.set_size(def.len() as u64);
         h.set_mode(0o644);
-        builder.append_data(&mut h, "definition.yaml", &def[..]).unwrap();
+        builder
+            .append_data(&mut h, "definition.yaml", &def[..])
+            .unwrap();
         builder.finish().unwrap();
     }
     gz.flush().unwrap();
@@ -194,7 +266,12 @@ async fn invalid_definition(app: TestApp) {
     let body = problem(app.publish(&token, bundle).await, 422, "invalid-definition").await;
     let errors = body["errors"].as_array().expect("errors[]");
     assert!(!errors.is_empty());
-    assert!(errors.iter().all(|e| e["path"].is_string() && e["message"].is_string()), "{body:#}");
+    assert!(
+        errors
+            .iter()
+            .all(|e| e["path"].is_string() && e["message"].is_string()),
+        "{body:#}"
+    );
     assert_nothing_stored(&app).await;
 }
 
@@ -214,7 +291,10 @@ async fn secret_in_definition(app: TestApp) {
     let token = app.user("trudy", Tier::Trusted).await;
     let body = problem(app.publish(&token, bundle).await, 422, "invalid-definition").await;
     let errors = body["errors"].as_array().expect("errors[]");
-    assert!(errors.iter().any(|e| e["path"] == "oauth[0].clientSecret"), "{body:#}");
+    assert!(
+        errors.iter().any(|e| e["path"] == "oauth[0].clientSecret"),
+        "{body:#}"
+    );
     assert_nothing_stored(&app).await;
 }
 

@@ -14,35 +14,85 @@ async fn republishing_a_version_is_409(app: TestApp) {
     app.publish_ok(&token, first.clone()).await;
     // Same bytes, then different bytes: both refused, the first stays.
     let body = problem(app.publish(&token, first).await, 409, "version-exists").await;
-    assert!(body["detail"].as_str().unwrap().contains("1.0.0"), "{body:#}");
-    let changed = BundleBuilder::http("create-issue", "1.0.0").file("README.md", "changed").pack();
+    assert!(
+        body["detail"].as_str().unwrap().contains("1.0.0"),
+        "{body:#}"
+    );
+    let changed = BundleBuilder::http("create-issue", "1.0.0")
+        .file("README.md", "changed")
+        .pack();
     problem(app.publish(&token, changed).await, 409, "version-exists").await;
     let (_, v) = json(app.get("/api/v1/tools/create-issue/1.0.0").await).await;
     assert_eq!(v["sha256"], digest);
     assert_eq!(app.count("versions").await, 1);
-    assert_eq!(app.stored_objects().await.len(), 1, "the refused different bytes were not stored");
+    assert_eq!(
+        app.stored_objects().await.len(),
+        1,
+        "the refused different bytes were not stored"
+    );
 }
 
 async fn republishing_after_a_yank_is_409(app: TestApp) {
     let token = app.user("alice", Tier::Untrusted).await;
-    app.publish_ok(&token, BundleBuilder::http("create-issue", "1.0.0").pack()).await;
-    let res = app.client.delete(app.api("/api/v1/tools/create-issue/1.0.0/yank")).bearer_auth(&token).send().await.unwrap();
+    app.publish_ok(&token, BundleBuilder::http("create-issue", "1.0.0").pack())
+        .await;
+    let res = app
+        .client
+        .delete(app.api("/api/v1/tools/create-issue/1.0.0/yank"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 200);
-    let body = problem(app.publish(&token, BundleBuilder::http("create-issue", "1.0.0").file("x.txt", "new").pack()).await, 409, "version-exists").await;
-    assert!(body["detail"].as_str().unwrap().contains("yanked"), "{body:#}");
+    let body = problem(
+        app.publish(
+            &token,
+            BundleBuilder::http("create-issue", "1.0.0")
+                .file("x.txt", "new")
+                .pack(),
+        )
+        .await,
+        409,
+        "version-exists",
+    )
+    .await;
+    assert!(
+        body["detail"].as_str().unwrap().contains("yanked"),
+        "{body:#}"
+    );
 }
 
 async fn build_metadata_does_not_make_a_new_version(app: TestApp) {
     let token = app.user("alice", Tier::Untrusted).await;
-    app.publish_ok(&token, BundleBuilder::http("create-issue", "1.0.0+build.1").pack()).await;
-    problem(app.publish(&token, BundleBuilder::http("create-issue", "1.0.0+build.2").pack()).await, 409, "version-exists").await;
-    problem(app.publish(&token, BundleBuilder::http("create-issue", "1.0.0").pack()).await, 409, "version-exists").await;
+    app.publish_ok(
+        &token,
+        BundleBuilder::http("create-issue", "1.0.0+build.1").pack(),
+    )
+    .await;
+    problem(
+        app.publish(
+            &token,
+            BundleBuilder::http("create-issue", "1.0.0+build.2").pack(),
+        )
+        .await,
+        409,
+        "version-exists",
+    )
+    .await;
+    problem(
+        app.publish(&token, BundleBuilder::http("create-issue", "1.0.0").pack())
+            .await,
+        409,
+        "version-exists",
+    )
+    .await;
 }
 
 async fn names_are_unique_on_their_normalized_form(app: TestApp) {
     let alice = app.user("alice", Tier::Untrusted).await;
     let bob = app.user("bob", Tier::Untrusted).await;
-    app.publish_ok(&alice, BundleBuilder::http("web-search", "1.0.0").pack()).await;
+    app.publish_ok(&alice, BundleBuilder::http("web-search", "1.0.0").pack())
+        .await;
     // An MCP tool whose call name is `web_search` gets the registry name `web-search`: taken.
     let tool = serde_json::json!({"name": "web_search", "description": "Search the web",
         "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}});
@@ -51,10 +101,15 @@ async fn names_are_unique_on_their_normalized_form(app: TestApp) {
     files.insert("toolreg.toml", "[tool]\nversion = \"1.0.0\"\n");
     let bundle = toolreg_core::bundle::pack(&files).unwrap();
     let body = problem(app.publish(&bob, bundle).await, 403, "forbidden").await;
-    assert!(body["detail"].as_str().unwrap().contains("web-search"), "{body:#}");
+    assert!(
+        body["detail"].as_str().unwrap().contains("web-search"),
+        "{body:#}"
+    );
     // Spelling the name differently in toolreg.toml never gets a second tool.
     for name in ["web_search", "Web-Search"] {
-        let res = app.publish(&bob, BundleBuilder::http(name, "1.0.0").pack()).await;
+        let res = app
+            .publish(&bob, BundleBuilder::http(name, "1.0.0").pack())
+            .await;
         let (status, body) = json(res).await;
         assert!(status == 403 || status == 422, "{name}: {status} {body:#}");
     }
@@ -68,9 +123,21 @@ async fn concurrent_duplicate_publishes_give_one_201(app: TestApp) {
     let token = app.user("alice", Tier::Untrusted).await;
     let bundle = BundleBuilder::http("race", "1.0.0").pack();
     let requests = (0..8).map(|_| app.publish(&token, bundle.clone()));
-    let statuses: Vec<u16> = futures::future::join_all(requests).await.iter().map(|r| r.status().as_u16()).collect();
-    assert_eq!(statuses.iter().filter(|s| **s == 201).count(), 1, "{statuses:?}");
-    assert_eq!(statuses.iter().filter(|s| **s == 409).count(), 7, "{statuses:?}");
+    let statuses: Vec<u16> = futures::future::join_all(requests)
+        .await
+        .iter()
+        .map(|r| r.status().as_u16())
+        .collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 201).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 409).count(),
+        7,
+        "{statuses:?}"
+    );
     assert_eq!(app.count("tools").await, 1);
     assert_eq!(app.count("versions").await, 1);
     assert_eq!(app.count("changes").await, 1);
@@ -92,8 +159,17 @@ async fn concurrent_new_tools_by_two_publishers(app: TestApp) {
 
 async fn concurrent_distinct_publishes_all_succeed(app: TestApp) {
     let token = app.user("alice", Tier::Untrusted).await;
-    let requests = (0..8).map(|i| app.publish(&token, BundleBuilder::http(&format!("tool-{i}"), "1.0.0").pack()));
-    let statuses: Vec<u16> = futures::future::join_all(requests).await.iter().map(|r| r.status().as_u16()).collect();
+    let requests = (0..8).map(|i| {
+        app.publish(
+            &token,
+            BundleBuilder::http(&format!("tool-{i}"), "1.0.0").pack(),
+        )
+    });
+    let statuses: Vec<u16> = futures::future::join_all(requests)
+        .await
+        .iter()
+        .map(|r| r.status().as_u16())
+        .collect();
     assert!(statuses.iter().all(|s| *s == 201), "{statuses:?}");
     assert_eq!(app.count("versions").await, 8);
     assert_eq!(app.count("changes").await, 8);

@@ -10,19 +10,33 @@ use toolreg_core::Tier;
 async fn publish_versions(app: &TestApp, versions: &[&str]) -> String {
     let token = app.user("alice", Tier::Untrusted).await;
     for v in versions {
-        app.publish_ok(&token, BundleBuilder::http("calc", v).pack()).await;
+        app.publish_ok(&token, BundleBuilder::http("calc", v).pack())
+            .await;
     }
     token
 }
 
 async fn resolves_the_highest_match(app: TestApp) {
     publish_versions(&app, &["1.0.0", "1.2.0", "1.10.3", "2.0.0", "2.1.0-beta.1"]).await;
-    for (req, want) in [("^1.2", "1.10.3"), ("~1.2", "1.2.0"), ("=1.0.0", "1.0.0"), ("*", "2.0.0"), (">=2.1.0-beta.0", "2.1.0-beta.1")] {
-        let (status, body) = json(app.get(&format!("/api/v1/resolve/calc?req={}", urlencode(req))).await).await;
+    for (req, want) in [
+        ("^1.2", "1.10.3"),
+        ("~1.2", "1.2.0"),
+        ("=1.0.0", "1.0.0"),
+        ("*", "2.0.0"),
+        (">=2.1.0-beta.0", "2.1.0-beta.1"),
+    ] {
+        let (status, body) = json(
+            app.get(&format!("/api/v1/resolve/calc?req={}", urlencode(req)))
+                .await,
+        )
+        .await;
         assert_eq!(status, 200, "{req}: {body:#}");
         assert_eq!(body["version"], want, "{req}");
         assert_eq!(body["name"], "calc");
-        assert_eq!(body["download_url"], format!("/api/v1/tools/calc/{want}/download"));
+        assert_eq!(
+            body["download_url"],
+            format!("/api/v1/tools/calc/{want}/download")
+        );
         assert_eq!(body["sha256"].as_str().unwrap().len(), 64);
     }
     let (_, body) = json(app.get("/api/v1/resolve/calc").await).await;
@@ -31,18 +45,38 @@ async fn resolves_the_highest_match(app: TestApp) {
 
 fn urlencode(s: &str) -> String {
     s.bytes()
-        .map(|b| if b.is_ascii_alphanumeric() || b == b'.' || b == b'-' { (b as char).to_string() } else { format!("%{b:02X}") })
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b == b'.' || b == b'-' {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
         .collect()
 }
 
 async fn skips_yanked_versions(app: TestApp) {
     let token = publish_versions(&app, &["1.0.0", "1.1.0"]).await;
-    let res = app.client.delete(app.api("/api/v1/tools/calc/1.1.0/yank")).bearer_auth(&token).send().await.unwrap();
+    let res = app
+        .client
+        .delete(app.api("/api/v1/tools/calc/1.1.0/yank"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 200);
     let (_, body) = json(app.get("/api/v1/resolve/calc?req=%5E1").await).await;
     assert_eq!(body["version"], "1.0.0");
-    let body = problem(app.get("/api/v1/resolve/calc?req=%3D1.1.0").await, 404, "not-found").await;
-    assert!(body["detail"].as_str().unwrap().contains("1.1.0 (yanked)"), "{body:#}");
+    let body = problem(
+        app.get("/api/v1/resolve/calc?req=%3D1.1.0").await,
+        404,
+        "not-found",
+    )
+    .await;
+    assert!(
+        body["detail"].as_str().unwrap().contains("1.1.0 (yanked)"),
+        "{body:#}"
+    );
 }
 
 async fn skips_blocked_versions(app: TestApp) {
@@ -53,7 +87,10 @@ async fn skips_blocked_versions(app: TestApp) {
             use diesel::prelude::*;
             use toolreg_server::schema::versions;
             diesel::update(versions::table.filter(versions::version.eq("1.1.0")))
-                .set((versions::blocked.eq(true), versions::blocked_reason.eq(Some("tier too low"))))
+                .set((
+                    versions::blocked.eq(true),
+                    versions::blocked_reason.eq(Some("tier too low")),
+                ))
                 .execute(conn)?;
             Ok(())
         })
@@ -61,21 +98,47 @@ async fn skips_blocked_versions(app: TestApp) {
         .unwrap();
     let (_, body) = json(app.get("/api/v1/resolve/calc?req=%5E1").await).await;
     assert_eq!(body["version"], "1.0.0");
-    let body = problem(app.get("/api/v1/resolve/calc?req=%3D1.1.0").await, 403, "blocked").await;
-    assert!(body["detail"].as_str().unwrap().contains("tier too low"), "{body:#}");
+    let body = problem(
+        app.get("/api/v1/resolve/calc?req=%3D1.1.0").await,
+        403,
+        "blocked",
+    )
+    .await;
+    assert!(
+        body["detail"].as_str().unwrap().contains("tier too low"),
+        "{body:#}"
+    );
 }
 
 async fn no_match_is_404_naming_the_versions(app: TestApp) {
     publish_versions(&app, &["1.0.0", "1.2.0"]).await;
-    let body = problem(app.get("/api/v1/resolve/calc?req=%5E3").await, 404, "not-found").await;
+    let body = problem(
+        app.get("/api/v1/resolve/calc?req=%5E3").await,
+        404,
+        "not-found",
+    )
+    .await;
     let detail = body["detail"].as_str().unwrap();
-    assert!(detail.contains("1.0.0") && detail.contains("1.2.0") && detail.contains("^3"), "{detail}");
-    problem(app.get("/api/v1/resolve/unknown-tool").await, 404, "not-found").await;
+    assert!(
+        detail.contains("1.0.0") && detail.contains("1.2.0") && detail.contains("^3"),
+        "{detail}"
+    );
+    problem(
+        app.get("/api/v1/resolve/unknown-tool").await,
+        404,
+        "not-found",
+    )
+    .await;
 }
 
 async fn bad_requirement_is_400(app: TestApp) {
     publish_versions(&app, &["1.0.0"]).await;
-    let body = problem(app.get("/api/v1/resolve/calc?req=not-a-req").await, 400, "bad-request").await;
+    let body = problem(
+        app.get("/api/v1/resolve/calc?req=not-a-req").await,
+        400,
+        "bad-request",
+    )
+    .await;
     assert!(body["detail"].as_str().unwrap().contains("req"), "{body:#}");
 }
 

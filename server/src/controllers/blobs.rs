@@ -14,10 +14,16 @@ use crate::models::VersionRow;
               (status = 307, description = "redirect to a presigned storage URL (`--redirect-downloads`)"),
               (status = 400, body = ProblemBody), (status = 403, body = ProblemBody), (status = 404, body = ProblemBody)))]
 #[get("/api/v1/blobs/sha256/{hex}")]
-pub async fn blob(state: web::Data<AppState>, req: HttpRequest, path: web::Path<String>) -> AppResult<HttpResponse> {
+pub async fn blob(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> AppResult<HttpResponse> {
     let hex = path.into_inner();
     if !toolreg_core::digest::is_sha256_hex(&hex) {
-        return Err(bad_request(format!("`{hex}` is not a SHA-256 digest (64 lowercase hex digits)")));
+        return Err(bad_request(format!(
+            "`{hex}` is not a SHA-256 digest (64 lowercase hex digits)"
+        )));
     }
     let lookup = hex.clone();
     let v = state

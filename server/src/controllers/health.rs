@@ -11,7 +11,7 @@ use crate::views::Health;
 #[utoipa::path(tag = "ops", responses((status = 200, body = Health), (status = 503, body = Health)))]
 #[get("/healthz")]
 pub async fn healthz(state: web::Data<AppState>) -> HttpResponse {
-    let database = match state.db.read(|conn| Db::ping(conn)).await {
+    let database = match state.db.read(Db::ping).await {
         Ok(()) => "ok".to_string(),
         Err(e) => format!("error: {e}"),
     };
@@ -20,7 +20,11 @@ pub async fn healthz(state: web::Data<AppState>) -> HttpResponse {
         Err(e) => format!("error: {e}"),
     };
     let healthy = database == "ok" && storage == "ok";
-    let body = Health { status: if healthy { "ok" } else { "unavailable" }.to_string(), database, storage };
+    let body = Health {
+        status: if healthy { "ok" } else { "unavailable" }.to_string(),
+        database,
+        storage,
+    };
     if healthy {
         HttpResponse::Ok().json(body)
     } else {
@@ -32,10 +36,16 @@ pub async fn healthz(state: web::Data<AppState>) -> HttpResponse {
 #[utoipa::path(tag = "ops", responses((status = 200, description = "OpenAPI 3 JSON", content_type = "application/json")))]
 #[get("/api/openapi.json")]
 pub async fn openapi_json(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok().content_type("application/json").body(state.openapi_json.clone())
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(state.openapi_json.clone())
 }
 
 /// Any path no route matches.
 pub async fn fallback(req: actix_web::HttpRequest) -> Result<HttpResponse, AppError> {
-    Err(not_found(format!("nothing at {} {}", req.method(), req.path())))
+    Err(not_found(format!(
+        "nothing at {} {}",
+        req.method(),
+        req.path()
+    )))
 }

@@ -10,5 +10,9 @@ use crate::views::Me;
 #[utoipa::path(tag = "auth", security(("bearer" = [])), responses((status = 200, body = Me), (status = 401, body = ProblemBody)))]
 #[get("/api/v1/me")]
 pub async fn me(auth: Auth) -> AppResult<web::Json<Me>> {
-    Ok(web::Json(Me { login: auth.user.login.clone(), tier: auth.user.tier().to_string(), admin: auth.user.is_admin }))
+    Ok(web::Json(Me {
+        login: auth.user.login.clone(),
+        tier: auth.user.tier().to_string(),
+        admin: auth.user.is_admin,
+    }))
 }

@@ -8,5 +8,7 @@ use crate::app::AppState;
 #[utoipa::path(tag = "ops", responses((status = 200, description = "Prometheus text format", content_type = "text/plain")))]
 #[get("/metrics")]
 pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok().content_type("text/plain; version=0.0.4; charset=utf-8").body(state.metrics.render())
+    HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4; charset=utf-8")
+        .body(state.metrics.render())
 }

@@ -23,11 +23,18 @@ pub struct ResolveQuery {
 #[utoipa::path(tag = "tools", params(("name" = String, Path), ResolveQuery),
     responses((status = 200, body = Resolved), (status = 400, body = ProblemBody), (status = 403, body = ProblemBody), (status = 404, body = ProblemBody)))]
 #[get("/api/v1/resolve/{name}")]
-pub async fn resolve(state: web::Data<AppState>, path: web::Path<String>, query: web::Query<ResolveQuery>) -> AppResult<web::Json<Resolved>> {
+pub async fn resolve(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    query: web::Query<ResolveQuery>,
+) -> AppResult<web::Json<Resolved>> {
     let name = path.into_inner();
     let req_text = query.req.clone().unwrap_or_else(|| "*".to_string());
-    let req = semver::VersionReq::parse(&req_text)
-        .map_err(|e| bad_request(format!("req: `{req_text}` is not a SemVer requirement ({e})")))?;
+    let req = semver::VersionReq::parse(&req_text).map_err(|e| {
+        bad_request(format!(
+            "req: `{req_text}` is not a SemVer requirement ({e})"
+        ))
+    })?;
     let resolved = state
         .db
         .read(move |conn| {

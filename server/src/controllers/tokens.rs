@@ -24,7 +24,10 @@ pub async fn create(
     body: web::Json<NewTokenRequest>,
 ) -> AppResult<HttpResponse> {
     auth.require_scope(Scope::Tokens)?;
-    state.rate_limits.check(&state.db, &req, Action::TokenCreate, auth.token.id).await?;
+    state
+        .rate_limits
+        .check(&state.db, &req, Action::TokenCreate, auth.token.id)
+        .await?;
     let body = body.into_inner();
     let scopes = match &body.scopes {
         Some(names) => Scope::parse_list(names)?,
@@ -41,7 +44,11 @@ pub async fn create(
         None => None,
         Some(text) => {
             let t = chrono::DateTime::parse_from_rfc3339(text)
-                .map_err(|e| bad_request(format!("expires_at: `{text}` is not an RFC 3339 time ({e})")))?
+                .map_err(|e| {
+                    bad_request(format!(
+                        "expires_at: `{text}` is not an RFC 3339 time ({e})"
+                    ))
+                })?
                 .naive_utc();
             if t <= now() {
                 return Err(bad_request(format!("expires_at: `{text}` is in the past")));
@@ -51,13 +58,16 @@ pub async fn create(
     };
     let agent = body.agent.unwrap_or(false);
     if auth.token.agent && !agent && body.agent.is_some() {
-        return Err(forbidden("agent: an agent token can only create agent tokens"));
+        return Err(forbidden(
+            "agent: an agent token can only create agent tokens",
+        ));
     }
     let agent = agent || auth.token.agent;
     let created = state
         .db
         .write(move |conn| {
-            let created = Token::create(conn, auth.user.id, &body.name, &scopes, agent, expires_at)?;
+            let created =
+                Token::create(conn, auth.user.id, &body.name, &scopes, agent, expires_at)?;
             let mut audit = NewAudit::new("token_create");
             audit.actor = Some(&auth.user.login);
             audit.token_id = Some(auth.token.id);
@@ -72,7 +82,11 @@ pub async fn create(
         id: t.id,
         name: t.name.clone(),
         token: created.secret.clone(),
-        scopes: t.scopes().into_iter().map(|s| s.as_str().to_string()).collect(),
+        scopes: t
+            .scopes()
+            .into_iter()
+            .map(|s| s.as_str().to_string())
+            .collect(),
         agent: t.agent,
         expires_at: t.expires_at.as_ref().map(rfc3339),
         created_at: rfc3339(&t.created_at),
@@ -84,15 +98,24 @@ pub async fn create(
 #[get("/api/v1/tokens")]
 pub async fn list(state: web::Data<AppState>, auth: Auth) -> AppResult<web::Json<TokenList>> {
     let user_id = auth.user.id;
-    let tokens = state.db.read(move |conn| Token::list_for_user(conn, user_id)).await?;
-    Ok(web::Json(TokenList { tokens: tokens.iter().map(EncodableToken::from).collect() }))
+    let tokens = state
+        .db
+        .read(move |conn| Token::list_for_user(conn, user_id))
+        .await?;
+    Ok(web::Json(TokenList {
+        tokens: tokens.iter().map(EncodableToken::from).collect(),
+    }))
 }
 
 /// Revoke one of the authenticated user's tokens.
 #[utoipa::path(tag = "tokens", security(("bearer" = [])), params(("id" = i64, Path, description = "token id")),
     responses((status = 204), (status = 401, body = ProblemBody), (status = 404, body = ProblemBody)))]
 #[delete("/api/v1/tokens/{id}")]
-pub async fn revoke(state: web::Data<AppState>, auth: Auth, path: web::Path<i64>) -> AppResult<HttpResponse> {
+pub async fn revoke(
+    state: web::Data<AppState>,
+    auth: Auth,
+    path: web::Path<i64>,
+) -> AppResult<HttpResponse> {
     auth.require_scope(Scope::Tokens)?;
     let id = path.into_inner();
     state

@@ -48,8 +48,12 @@ impl ManageConnection for Manager {
 
     fn connect(&self) -> Result<DbConnection, Self::Error> {
         let conn = match self.backend {
-            Backend::Postgres => diesel::PgConnection::establish(&self.url).map(DbConnection::Postgresql),
-            Backend::Sqlite => diesel::SqliteConnection::establish(&self.url).map(DbConnection::Sqlite),
+            Backend::Postgres => {
+                diesel::PgConnection::establish(&self.url).map(DbConnection::Postgresql)
+            }
+            Backend::Sqlite => {
+                diesel::SqliteConnection::establish(&self.url).map(DbConnection::Sqlite)
+            }
         };
         conn.map_err(diesel::r2d2::Error::ConnectionError)
     }
@@ -97,19 +101,27 @@ impl Db {
     /// Open a pool for `url` (`sqlite://PATH`, a bare path, or `postgres://...`).
     /// Creates the SQLite file's directory if needed.
     pub fn connect(url: &str) -> AppResult<Db> {
-        let (backend, conn_url) = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            (Backend::Postgres, url.to_string())
-        } else {
-            let path = url.strip_prefix("sqlite://").unwrap_or(url);
-            if let Some(dir) = std::path::Path::new(path).parent() {
-                if !dir.as_os_str().is_empty() {
-                    std::fs::create_dir_all(dir)
-                        .map_err(|e| internal(format!("cannot create database directory {}: {e}", dir.display())))?;
+        let (backend, conn_url) =
+            if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+                (Backend::Postgres, url.to_string())
+            } else {
+                let path = url.strip_prefix("sqlite://").unwrap_or(url);
+                if let Some(dir) = std::path::Path::new(path).parent() {
+                    if !dir.as_os_str().is_empty() {
+                        std::fs::create_dir_all(dir).map_err(|e| {
+                            internal(format!(
+                                "cannot create database directory {}: {e}",
+                                dir.display()
+                            ))
+                        })?;
+                    }
                 }
-            }
-            (Backend::Sqlite, path.to_string())
+                (Backend::Sqlite, path.to_string())
+            };
+        let manager = Manager {
+            backend,
+            url: conn_url,
         };
-        let manager = Manager { backend, url: conn_url };
         let size = match backend {
             Backend::Sqlite => 8,
             Backend::Postgres => 16,
@@ -121,7 +133,11 @@ impl Db {
             .connection_customizer(Box::new(SqlitePragmas))
             .build(manager)
             .map_err(|e| internal(format!("cannot connect to the database: {e}")))?;
-        Ok(Db { pool, backend, write_lock: Arc::new(Mutex::new(())) })
+        Ok(Db {
+            pool,
+            backend,
+            write_lock: Arc::new(Mutex::new(())),
+        })
     }
 
     pub fn backend(&self) -> Backend {
@@ -138,7 +154,9 @@ impl Db {
         let mut conn = self.conn()?;
         let result = match &mut *conn {
             DbConnection::Sqlite(c) => c.run_pending_migrations(SQLITE_MIGRATIONS).map(|_| ()),
-            DbConnection::Postgresql(c) => c.run_pending_migrations(POSTGRES_MIGRATIONS).map(|_| ()),
+            DbConnection::Postgresql(c) => {
+                c.run_pending_migrations(POSTGRES_MIGRATIONS).map(|_| ())
+            }
         };
         result.map_err(|e| internal(format!("database migration failed: {e}")))
     }
@@ -174,7 +192,11 @@ impl Db {
     {
         let mut conn = self.conn()?;
         let _guard = match self.backend {
-            Backend::Sqlite => Some(self.write_lock.lock().map_err(|_| internal("the database write lock is poisoned"))?),
+            Backend::Sqlite => Some(
+                self.write_lock
+                    .lock()
+                    .map_err(|_| internal("the database write lock is poisoned"))?,
+            ),
             Backend::Postgres => None,
         };
         conn.transaction::<T, AppError, _>(|conn| f(conn))

@@ -22,7 +22,14 @@ pub struct NewAudit<'a> {
 
 impl<'a> NewAudit<'a> {
     pub fn new(action: &'a str) -> Self {
-        NewAudit { action, actor: None, token_id: None, tool: None, version: None, detail: Value::Object(Default::default()) }
+        NewAudit {
+            action,
+            actor: None,
+            token_id: None,
+            tool: None,
+            version: None,
+            detail: Value::Object(Default::default()),
+        }
     }
 
     pub fn insert(&self, conn: &mut DbConnection) -> AppResult<()> {
@@ -57,7 +64,11 @@ pub struct AuditEntry {
 
 impl AuditEntry {
     /// One page of entries, newest first (`page` counts from 1), and the total count.
-    pub fn page(conn: &mut DbConnection, page: i64, per_page: i64) -> AppResult<(Vec<AuditEntry>, i64)> {
+    pub fn page(
+        conn: &mut DbConnection,
+        page: i64,
+        per_page: i64,
+    ) -> AppResult<(Vec<AuditEntry>, i64)> {
         let total: i64 = audit_log::table.count().get_result(conn)?;
         let entries = audit_log::table
             .order(audit_log::id.desc())

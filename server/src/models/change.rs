@@ -44,7 +44,13 @@ pub struct Change {
 
 impl Change {
     /// Append a change (call inside the write transaction that makes it).
-    pub fn record(conn: &mut DbConnection, tool_id: i64, tool_name: &str, version: &str, kind: ChangeKind) -> AppResult<()> {
+    pub fn record(
+        conn: &mut DbConnection,
+        tool_id: i64,
+        tool_name: &str,
+        version: &str,
+        kind: ChangeKind,
+    ) -> AppResult<()> {
         Db::lock_change_log(conn)?;
         diesel::insert_into(changes::table)
             .values((

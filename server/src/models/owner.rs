@@ -32,7 +32,11 @@ pub fn add(conn: &mut DbConnection, tool_id: i64, user_id: i64) -> AppResult<boo
         return Ok(false);
     }
     diesel::insert_into(tool_owners::table)
-        .values((tool_owners::tool_id.eq(tool_id), tool_owners::user_id.eq(user_id), tool_owners::created_at.eq(now())))
+        .values((
+            tool_owners::tool_id.eq(tool_id),
+            tool_owners::user_id.eq(user_id),
+            tool_owners::created_at.eq(now()),
+        ))
         .execute(conn)?;
     Ok(true)
 }
@@ -40,7 +44,9 @@ pub fn add(conn: &mut DbConnection, tool_id: i64, user_id: i64) -> AppResult<boo
 /// Remove an owner; returns false if they were not one.
 pub fn remove(conn: &mut DbConnection, tool_id: i64, user_id: i64) -> AppResult<bool> {
     let n = diesel::delete(
-        tool_owners::table.filter(tool_owners::tool_id.eq(tool_id)).filter(tool_owners::user_id.eq(user_id)),
+        tool_owners::table
+            .filter(tool_owners::tool_id.eq(tool_id))
+            .filter(tool_owners::user_id.eq(user_id)),
     )
     .execute(conn)?;
     Ok(n > 0)

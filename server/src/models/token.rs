@@ -26,7 +26,13 @@ pub enum Scope {
 }
 
 impl Scope {
-    pub const ALL: [Scope; 5] = [Scope::PublishNew, Scope::PublishUpdate, Scope::Yank, Scope::Owners, Scope::Tokens];
+    pub const ALL: [Scope; 5] = [
+        Scope::PublishNew,
+        Scope::PublishUpdate,
+        Scope::Yank,
+        Scope::Owners,
+        Scope::Tokens,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -61,7 +67,11 @@ impl Scope {
     }
 
     fn join(scopes: &[Scope]) -> String {
-        scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(",")
+        scopes
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
     }
 }
 
@@ -93,7 +103,12 @@ pub fn hash_secret(secret: &str) -> String {
 
 impl Token {
     pub fn scopes(&self) -> Vec<Scope> {
-        let names: Vec<String> = self.scopes.split(',').filter(|s| !s.is_empty()).map(str::to_string).collect();
+        let names: Vec<String> = self
+            .scopes
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
         Scope::parse_list(&names).unwrap_or_default()
     }
 
@@ -112,10 +127,14 @@ impl Token {
     ) -> AppResult<CreatedToken> {
         let name = name.trim();
         if name.is_empty() || name.len() > 100 {
-            return Err(bad_request("name: a token needs a name of 1-100 characters"));
+            return Err(bad_request(
+                "name: a token needs a name of 1-100 characters",
+            ));
         }
         if scopes.is_empty() {
-            return Err(bad_request("scopes: a token needs at least one scope (or leave `scopes` out for all)"));
+            return Err(bad_request(
+                "scopes: a token needs at least one scope (or leave `scopes` out for all)",
+            ));
         }
         let secret = format!("trg_{}", Alphanumeric.sample_string(&mut rand::rng(), 40));
         let hash = hash_secret(&secret);
@@ -165,7 +184,11 @@ impl Token {
             .load(conn)?)
     }
 
-    pub fn find_for_user(conn: &mut DbConnection, user_id: i64, id: i64) -> AppResult<Option<Token>> {
+    pub fn find_for_user(
+        conn: &mut DbConnection,
+        user_id: i64,
+        id: i64,
+    ) -> AppResult<Option<Token>> {
         Ok(tokens::table
             .filter(tokens::id.eq(id))
             .filter(tokens::user_id.eq(user_id))
@@ -176,12 +199,16 @@ impl Token {
     }
 
     pub fn revoke(conn: &mut DbConnection, id: i64) -> AppResult<()> {
-        diesel::update(tokens::table.find(id)).set(tokens::revoked_at.eq(Some(now()))).execute(conn)?;
+        diesel::update(tokens::table.find(id))
+            .set(tokens::revoked_at.eq(Some(now())))
+            .execute(conn)?;
         Ok(())
     }
 
     pub fn touch(conn: &mut DbConnection, id: i64) -> AppResult<()> {
-        diesel::update(tokens::table.find(id)).set(tokens::last_used_at.eq(Some(now()))).execute(conn)?;
+        diesel::update(tokens::table.find(id))
+            .set(tokens::last_used_at.eq(Some(now())))
+            .execute(conn)?;
         Ok(())
     }
 }

@@ -35,7 +35,8 @@ impl ToolRow {
 
     /// [`ToolRow::by_name`], or 404 naming the tool.
     pub fn require(conn: &mut DbConnection, name: &str) -> AppResult<ToolRow> {
-        ToolRow::by_name(conn, name)?.ok_or_else(|| not_found(format!("there is no tool named `{name}`")))
+        ToolRow::by_name(conn, name)?
+            .ok_or_else(|| not_found(format!("there is no tool named `{name}`")))
     }
 
     /// Insert a new tool (call inside a write transaction). A concurrent insert
@@ -55,12 +56,16 @@ impl ToolRow {
     }
 
     pub fn touch(conn: &mut DbConnection, id: i64) -> AppResult<()> {
-        diesel::update(tools::table.find(id)).set(tools::updated_at.eq(now())).execute(conn)?;
+        diesel::update(tools::table.find(id))
+            .set(tools::updated_at.eq(now()))
+            .execute(conn)?;
         Ok(())
     }
 
     pub fn add_downloads(conn: &mut DbConnection, id: i64, n: i64) -> AppResult<()> {
-        diesel::update(tools::table.find(id)).set(tools::downloads.eq(tools::downloads + n)).execute(conn)?;
+        diesel::update(tools::table.find(id))
+            .set(tools::downloads.eq(tools::downloads + n))
+            .execute(conn)?;
         Ok(())
     }
 }

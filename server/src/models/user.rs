@@ -25,7 +25,10 @@ impl User {
     }
 
     pub fn find(conn: &mut DbConnection, id: i64) -> AppResult<User> {
-        Ok(users::table.find(id).select(User::as_select()).first(conn)?)
+        Ok(users::table
+            .find(id)
+            .select(User::as_select())
+            .first(conn)?)
     }
 
     pub fn by_login(conn: &mut DbConnection, login: &str) -> AppResult<Option<User>> {
@@ -42,7 +45,12 @@ impl User {
     }
 
     /// Insert a user (call inside a write transaction). A taken login is 400.
-    pub fn create(conn: &mut DbConnection, login: &str, tier: Tier, is_admin: bool) -> AppResult<User> {
+    pub fn create(
+        conn: &mut DbConnection,
+        login: &str,
+        tier: Tier,
+        is_admin: bool,
+    ) -> AppResult<User> {
         validate_login(login)?;
         if User::by_login(conn, login)?.is_some() {
             return Err(bad_request(format!("the login `{login}` is taken")));
@@ -59,7 +67,9 @@ impl User {
     }
 
     pub fn set_tier(conn: &mut DbConnection, id: i64, tier: Tier) -> AppResult<()> {
-        diesel::update(users::table.find(id)).set(users::tier.eq(tier.as_str())).execute(conn)?;
+        diesel::update(users::table.find(id))
+            .set(users::tier.eq(tier.as_str()))
+            .execute(conn)?;
         Ok(())
     }
 }
@@ -68,7 +78,9 @@ impl User {
 pub fn validate_login(login: &str) -> AppResult<()> {
     let ok = !login.is_empty()
         && login.len() <= 39
-        && login.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        && login
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         && login.as_bytes()[0].is_ascii_alphanumeric();
     if ok {
         Ok(())

@@ -85,7 +85,11 @@ pub fn version_key(v: &semver::Version) -> String {
 
 impl VersionRow {
     /// The version of `tool_id` equal to `version` (ignoring build metadata).
-    pub fn find(conn: &mut DbConnection, tool_id: i64, version: &str) -> AppResult<Option<VersionRow>> {
+    pub fn find(
+        conn: &mut DbConnection,
+        tool_id: i64,
+        version: &str,
+    ) -> AppResult<Option<VersionRow>> {
         let key = match semver::Version::parse(version) {
             Ok(v) => version_key(&v),
             Err(_) => return Ok(None),
@@ -99,37 +103,56 @@ impl VersionRow {
     }
 
     /// [`VersionRow::find`], or 404 naming the tool and version.
-    pub fn require(conn: &mut DbConnection, tool_id: i64, tool_name: &str, version: &str) -> AppResult<VersionRow> {
+    pub fn require(
+        conn: &mut DbConnection,
+        tool_id: i64,
+        tool_name: &str,
+        version: &str,
+    ) -> AppResult<VersionRow> {
         VersionRow::find(conn, tool_id, version)?
             .ok_or_else(|| not_found(format!("`{tool_name}` has no version `{version}`")))
     }
 
     pub fn insert(conn: &mut DbConnection, new: &NewVersion<'_>) -> AppResult<()> {
-        diesel::insert_into(versions::table).values(new).execute(conn)?;
+        diesel::insert_into(versions::table)
+            .values(new)
+            .execute(conn)?;
         Ok(())
     }
 
     pub fn set_yanked(conn: &mut DbConnection, id: i64, yanked: bool) -> AppResult<()> {
-        diesel::update(versions::table.find(id)).set(versions::yanked.eq(yanked)).execute(conn)?;
+        diesel::update(versions::table.find(id))
+            .set(versions::yanked.eq(yanked))
+            .execute(conn)?;
         Ok(())
     }
 
     pub fn add_downloads(conn: &mut DbConnection, id: i64, n: i64) -> AppResult<()> {
-        diesel::update(versions::table.find(id)).set(versions::downloads.eq(versions::downloads + n)).execute(conn)?;
+        diesel::update(versions::table.find(id))
+            .set(versions::downloads.eq(versions::downloads + n))
+            .execute(conn)?;
         Ok(())
     }
 
     /// Every version with a blob digest: `(tool name, version, sha256, size)` for `verify`.
     pub fn all_digests(conn: &mut DbConnection) -> AppResult<Vec<(i64, String, String, i64)>> {
         Ok(versions::table
-            .select((versions::tool_id, versions::version, versions::sha256, versions::size))
+            .select((
+                versions::tool_id,
+                versions::version,
+                versions::sha256,
+                versions::size,
+            ))
             .order(versions::id.asc())
             .load(conn)?)
     }
 
     /// True if any version has this digest.
     pub fn digest_referenced(conn: &mut DbConnection, sha256: &str) -> AppResult<bool> {
-        let n: i64 = versions::table.filter(versions::sha256.eq(sha256)).count().get_result(conn)?;
+        let n: i64 = versions::table
+            .filter(versions::sha256.eq(sha256))
+            .count()
+            .get_result(conn)?;
         Ok(n > 0)
     }
 
@@ -145,7 +168,10 @@ impl VersionRow {
 }
 
 /// Every version of a tool with its publisher's login, sorted by SemVer, newest first.
-pub fn list_for_tool(conn: &mut DbConnection, tool_id: i64) -> AppResult<Vec<(VersionSummary, String)>> {
+pub fn list_for_tool(
+    conn: &mut DbConnection,
+    tool_id: i64,
+) -> AppResult<Vec<(VersionSummary, String)>> {
     let mut rows: Vec<(VersionSummary, String)> = versions::table
         .inner_join(users::table)
         .filter(versions::tool_id.eq(tool_id))

@@ -26,7 +26,12 @@ pub async fn definition(
     path: web::Path<(String, String)>,
     query: web::Query<DefinitionQuery>,
 ) -> AppResult<HttpResponse> {
-    let format: ExportFormat = query.format.as_deref().unwrap_or("native").parse().map_err(|e: String| bad_request(format!("format: {e}")))?;
+    let format: ExportFormat = query
+        .format
+        .as_deref()
+        .unwrap_or("native")
+        .parse()
+        .map_err(|e: String| bad_request(format!("format: {e}")))?;
     let (name, version) = path.into_inner();
     let v = state
         .db
@@ -35,9 +40,15 @@ pub async fn definition(
             VersionRow::require(conn, tool.id, &tool.name, &version)
         })
         .await?;
-    let mut tool: toolreg_core::Tool = serde_json::from_str(&v.manifest)
-        .map_err(|e| internal(format!("stored manifest of version {} is unreadable: {e}", v.version)))?;
+    let mut tool: toolreg_core::Tool = serde_json::from_str(&v.manifest).map_err(|e| {
+        internal(format!(
+            "stored manifest of version {} is unreadable: {e}",
+            v.version
+        ))
+    })?;
     tool.original = v.definition.into_bytes();
     let exported = export(&tool, format)?;
-    Ok(HttpResponse::Ok().content_type(exported.content_type).body(exported.body))
+    Ok(HttpResponse::Ok()
+        .content_type(exported.content_type)
+        .body(exported.body))
 }

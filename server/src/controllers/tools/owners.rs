@@ -15,7 +15,10 @@ use crate::views::{Owners, OwnersChange};
 #[utoipa::path(tag = "owners", params(("name" = String, Path)),
     responses((status = 200, body = Owners), (status = 404, body = ProblemBody)))]
 #[get("/api/v1/tools/{name}/owners")]
-pub async fn list(state: web::Data<AppState>, path: web::Path<String>) -> AppResult<web::Json<Owners>> {
+pub async fn list(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> AppResult<web::Json<Owners>> {
     let name = path.into_inner();
     let owners = state
         .db
@@ -24,7 +27,9 @@ pub async fn list(state: web::Data<AppState>, path: web::Path<String>) -> AppRes
             owner::list(conn, tool.id)
         })
         .await?;
-    Ok(web::Json(Owners { owners: owners.iter().map(publisher).collect() }))
+    Ok(web::Json(Owners {
+        owners: owners.iter().map(publisher).collect(),
+    }))
 }
 
 /// Add owners (owners only, scope `owners`); an unknown login is 404.
@@ -32,7 +37,12 @@ pub async fn list(state: web::Data<AppState>, path: web::Path<String>) -> AppRes
     responses((status = 200, body = Owners), (status = 400, body = ProblemBody), (status = 401, body = ProblemBody),
               (status = 403, body = ProblemBody), (status = 404, body = ProblemBody)))]
 #[put("/api/v1/tools/{name}/owners")]
-pub async fn add(state: web::Data<AppState>, auth: Auth, path: web::Path<String>, body: web::Json<OwnersChange>) -> AppResult<web::Json<Owners>> {
+pub async fn add(
+    state: web::Data<AppState>,
+    auth: Auth,
+    path: web::Path<String>,
+    body: web::Json<OwnersChange>,
+) -> AppResult<web::Json<Owners>> {
     change(&state, auth, path.into_inner(), body.into_inner(), true).await
 }
 
@@ -41,27 +51,56 @@ pub async fn add(state: web::Data<AppState>, auth: Auth, path: web::Path<String>
     responses((status = 200, body = Owners), (status = 400, body = ProblemBody), (status = 401, body = ProblemBody),
               (status = 403, body = ProblemBody), (status = 404, body = ProblemBody)))]
 #[delete("/api/v1/tools/{name}/owners")]
-pub async fn remove(state: web::Data<AppState>, auth: Auth, path: web::Path<String>, body: web::Json<OwnersChange>) -> AppResult<web::Json<Owners>> {
+pub async fn remove(
+    state: web::Data<AppState>,
+    auth: Auth,
+    path: web::Path<String>,
+    body: web::Json<OwnersChange>,
+) -> AppResult<web::Json<Owners>> {
     change(&state, auth, path.into_inner(), body.into_inner(), false).await
 }
 
-async fn change(state: &AppState, auth: Auth, name: String, body: OwnersChange, adding: bool) -> AppResult<web::Json<Owners>> {
+async fn change(
+    state: &AppState,
+    auth: Auth,
+    name: String,
+    body: OwnersChange,
+    adding: bool,
+) -> AppResult<web::Json<Owners>> {
     auth.require_scope(Scope::Owners)?;
     if body.logins.is_empty() {
         return Err(bad_request("logins: name at least one login"));
     }
-    let owners = state.db.write(move |conn| apply(conn, &auth, &name, &body.logins, adding)).await?;
-    Ok(web::Json(Owners { owners: owners.iter().map(publisher).collect() }))
+    let owners = state
+        .db
+        .write(move |conn| apply(conn, &auth, &name, &body.logins, adding))
+        .await?;
+    Ok(web::Json(Owners {
+        owners: owners.iter().map(publisher).collect(),
+    }))
 }
 
-fn apply(conn: &mut DbConnection, auth: &Auth, name: &str, logins: &[String], adding: bool) -> AppResult<Vec<User>> {
+fn apply(
+    conn: &mut DbConnection,
+    auth: &Auth,
+    name: &str,
+    logins: &[String],
+    adding: bool,
+) -> AppResult<Vec<User>> {
     let tool = ToolRow::require(conn, name)?;
     if !owner::is_owner(conn, tool.id, auth.user.id)? {
-        return Err(forbidden(format!("only owners of `{}` can change its owners", tool.name)));
+        return Err(forbidden(format!(
+            "only owners of `{}` can change its owners",
+            tool.name
+        )));
     }
     for login in logins {
         let user = User::require_by_login(conn, login)?;
-        let changed = if adding { owner::add(conn, tool.id, user.id)? } else { owner::remove(conn, tool.id, user.id)? };
+        let changed = if adding {
+            owner::add(conn, tool.id, user.id)?
+        } else {
+            owner::remove(conn, tool.id, user.id)?
+        };
         if changed {
             let mut audit = NewAudit::new(if adding { "owner_add" } else { "owner_remove" });
             audit.actor = Some(&auth.user.login);
@@ -74,7 +113,10 @@ fn apply(conn: &mut DbConnection, auth: &Auth, name: &str, logins: &[String], ad
     let owners = owner::list(conn, tool.id)?;
     if owners.is_empty() {
         // The transaction rolls back: the tool keeps its owners.
-        return Err(bad_request(format!("`{}` must keep at least one owner; add another owner first", tool.name)));
+        return Err(bad_request(format!(
+            "`{}` must keep at least one owner; add another owner first",
+            tool.name
+        )));
     }
     Ok(owners)
 }

@@ -17,7 +17,11 @@ use crate::views::YankState;
 #[utoipa::path(tag = "tools", security(("bearer" = [])), params(("name" = String, Path), ("version" = String, Path)),
     responses((status = 200, body = YankState), (status = 401, body = ProblemBody), (status = 403, body = ProblemBody), (status = 404, body = ProblemBody)))]
 #[delete("/api/v1/tools/{name}/{version}/yank")]
-pub async fn yank(state: web::Data<AppState>, auth: Auth, path: web::Path<(String, String)>) -> AppResult<web::Json<YankState>> {
+pub async fn yank(
+    state: web::Data<AppState>,
+    auth: Auth,
+    path: web::Path<(String, String)>,
+) -> AppResult<web::Json<YankState>> {
     set_yanked(&state, auth, path.into_inner(), true).await
 }
 
@@ -25,25 +29,50 @@ pub async fn yank(state: web::Data<AppState>, auth: Auth, path: web::Path<(Strin
 #[utoipa::path(tag = "tools", security(("bearer" = [])), params(("name" = String, Path), ("version" = String, Path)),
     responses((status = 200, body = YankState), (status = 401, body = ProblemBody), (status = 403, body = ProblemBody), (status = 404, body = ProblemBody)))]
 #[put("/api/v1/tools/{name}/{version}/unyank")]
-pub async fn unyank(state: web::Data<AppState>, auth: Auth, path: web::Path<(String, String)>) -> AppResult<web::Json<YankState>> {
+pub async fn unyank(
+    state: web::Data<AppState>,
+    auth: Auth,
+    path: web::Path<(String, String)>,
+) -> AppResult<web::Json<YankState>> {
     set_yanked(&state, auth, path.into_inner(), false).await
 }
 
-async fn set_yanked(state: &AppState, auth: Auth, (name, version): (String, String), yanked: bool) -> AppResult<web::Json<YankState>> {
+async fn set_yanked(
+    state: &AppState,
+    auth: Auth,
+    (name, version): (String, String),
+    yanked: bool,
+) -> AppResult<web::Json<YankState>> {
     auth.require_scope(Scope::Yank)?;
-    let view = state.db.write(move |conn| apply(conn, &auth, &name, &version, yanked)).await?;
+    let view = state
+        .db
+        .write(move |conn| apply(conn, &auth, &name, &version, yanked))
+        .await?;
     Ok(web::Json(view))
 }
 
-fn apply(conn: &mut DbConnection, auth: &Auth, name: &str, version: &str, yanked: bool) -> AppResult<YankState> {
+fn apply(
+    conn: &mut DbConnection,
+    auth: &Auth,
+    name: &str,
+    version: &str,
+    yanked: bool,
+) -> AppResult<YankState> {
     let tool = ToolRow::require(conn, name)?;
     let v = VersionRow::require(conn, tool.id, &tool.name, version)?;
     if !owner::is_owner(conn, tool.id, auth.user.id)? {
-        return Err(forbidden(format!("only owners of `{}` can yank or unyank its versions", tool.name)));
+        return Err(forbidden(format!(
+            "only owners of `{}` can yank or unyank its versions",
+            tool.name
+        )));
     }
     if v.yanked != yanked {
         VersionRow::set_yanked(conn, v.id, yanked)?;
-        let kind = if yanked { ChangeKind::Yank } else { ChangeKind::Unyank };
+        let kind = if yanked {
+            ChangeKind::Yank
+        } else {
+            ChangeKind::Unyank
+        };
         let mut audit = NewAudit::new(kind.as_str());
         audit.actor = Some(&auth.user.login);
         audit.token_id = Some(auth.token.id);
@@ -53,5 +82,9 @@ fn apply(conn: &mut DbConnection, auth: &Auth, name: &str, version: &str, yanked
         audit.insert(conn)?;
         Change::record(conn, tool.id, &tool.name, &v.version, kind)?;
     }
-    Ok(YankState { name: tool.name, version: v.version, yanked })
+    Ok(YankState {
+        name: tool.name,
+        version: v.version,
+        yanked,
+    })
 }
