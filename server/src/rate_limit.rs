@@ -110,8 +110,8 @@ impl Action {
 pub struct RateLimits {
     pub publish: RateLimit,
     pub tokens: RateLimit,
-    /// Take the client IP from `Forwarded`/`X-Forwarded-For` (only behind a
-    /// proxy that sets them), instead of the TCP peer.
+    /// Take the client IP from the last `X-Forwarded-For` hop (only behind a
+    /// proxy that appends it), instead of the TCP peer.
     pub trust_proxy: bool,
 }
 
@@ -129,10 +129,21 @@ impl RateLimits {
         }
     }
 
-    /// The client IP the per-IP limit counts.
+    /// The client IP the per-IP limit counts: the TCP peer, or with
+    /// `trust_proxy` the last address in `X-Forwarded-For` — the one our own
+    /// proxy appended; earlier entries come from the client and can be forged.
     pub fn client_ip(&self, req: &HttpRequest) -> String {
         if self.trust_proxy {
-            if let Some(ip) = req.connection_info().realip_remote_addr().map(strip_port) {
+            let last = req
+                .headers()
+                .get_all("x-forwarded-for")
+                .filter_map(|v| v.to_str().ok())
+                .flat_map(|v| v.split(','))
+                .map(str::trim)
+                .filter(|hop| !hop.is_empty())
+                .last()
+                .map(strip_port);
+            if let Some(ip) = last {
                 return ip;
             }
         }

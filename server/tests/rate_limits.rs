@@ -109,7 +109,8 @@ fn the_ip_limit_counts_every_token_from_one_address() {
     assert_eq!(forwarded(&proxied, &bob, "proxy-two", "10.0.1.1").status(), 201);
     assert_eq!(forwarded(&proxied, &carol, "proxy-three", "10.0.1.2").status(), 201, "another client address");
     assert_eq!(forwarded(&proxied, &dave, "proxy-four", "10.0.1.2").status(), 201);
-    assert_limited(forwarded(&proxied, &erin, "proxy-five", "10.0.1.1"), 10);
+    // A client cannot forge its address: only the hop our proxy appended (the last) counts.
+    assert_limited(forwarded(&proxied, &erin, "proxy-five", "203.0.113.9, 10.0.1.1"), 10);
 }
 
 #[test]
