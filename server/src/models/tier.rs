@@ -78,13 +78,17 @@ pub fn effective_tier(publisher_tier: Tier, agent_token: bool) -> Tier {
 
 /// The reason shown for a blocked version (download, resolve, metadata, search).
 fn block_reason(denial: &Denial, login: &str, agent_token: bool) -> String {
+    let needs = format!(
+        "a `{}` tool needs a publisher tier of at least `{}`",
+        denial.execution, denial.required
+    );
     if agent_token {
         format!(
-            "{denial}; it was published with an agent token, which always publishes as `untrusted`"
+            "{needs}, but it was published with an agent token, which always counts as `untrusted`"
         )
     } else {
         format!(
-            "{denial}; its publisher `{login}` is now `{}`",
+            "{needs}, but its publisher `{login}` is now `{}`",
             denial.publisher_tier
         )
     }
