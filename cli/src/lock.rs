@@ -283,12 +283,15 @@ mod tests {
             .to_string()
     }
 
+    fn one_tool() -> Lockfile {
+        let mut lock = Lockfile::default();
+        lock.upsert(tool("calc", "1.0.0"));
+        lock
+    }
+
     #[test]
     fn corrupt_lock_names_file_and_line() {
-        let good = Lockfile {
-            tools: vec![tool("calc", "1.0.0")],
-        }
-        .render();
+        let good = one_tool().render();
         let bad_syntax = good.replace("name = \"calc\"", "name = \"calc");
         let e = corrupt(&bad_syntax);
         assert!(e.contains("proj/toolreg.lock:6"), "{e}");
@@ -321,10 +324,7 @@ mod tests {
 
     #[test]
     fn duplicate_entries_are_corrupt() {
-        let one = Lockfile {
-            tools: vec![tool("calc", "1.0.0")],
-        }
-        .render();
+        let one = one_tool().render();
         let entry = &one[one.find("[[tool]]").unwrap()..];
         let e = corrupt(&format!("{one}\n{entry}"));
         assert!(e.contains("listed twice"), "{e}");
