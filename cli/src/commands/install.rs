@@ -16,11 +16,11 @@ use crate::pinning;
 use crate::project::Project;
 
 pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
-    let project = Project::require(&ctx.cwd)?;
+    let mut project = Project::require(&ctx.cwd)?;
     let requirements = project.requirements()?;
     let policy = project.policy()?;
     let existing = Lockfile::load(&ctx.cwd)?;
-    let lock = if locked {
+    let mut lock = if locked {
         let lock = existing.ok_or_else(|| Error::Lock {
             path: ctx.cwd.join(lock::FILE).display().to_string(),
             message:
@@ -47,6 +47,15 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
         }
         lock
     };
+
+    // The transparency log must vouch for every pin before anything is fetched.
+    let pins: Vec<_> = lock.tools().to_vec();
+    let client = ctx.client(Some(&project))?;
+    let log = crate::transparency::verify_pins(&client, &mut project, &mut lock, &pins)?;
+    crate::transparency::finish(ctx.json, &mut project, &log)?;
+    if log.new_checkpoint.is_some() && !locked {
+        lock.save(&ctx.cwd)?;
+    }
 
     let mut installed = Vec::new();
     let mut fresh = 0;

@@ -12,7 +12,7 @@ use crate::pinning::{self, Change};
 use crate::project::Project;
 
 pub fn run(ctx: &Context, name: Option<&str>) -> Result<i32> {
-    let project = Project::require(&ctx.cwd)?;
+    let mut project = Project::require(&ctx.cwd)?;
     let requirements = project.requirements()?;
     if let Some(n) = name {
         if !requirements.iter().any(|(k, _)| k == n) {
@@ -32,6 +32,9 @@ pub fn run(ctx: &Context, name: Option<&str>) -> Result<i32> {
         project.policy()?.as_ref(),
         Some(&refresh),
     )?;
+    let pins: Vec<_> = lock.tools().to_vec();
+    let log = crate::transparency::verify_pins(&client, &mut project, &mut lock, &pins)?;
+    crate::transparency::finish(ctx.json, &mut project, &log)?;
     lock.save(&ctx.cwd)?;
     if ctx.json {
         let list: Vec<_> = changes
