@@ -11,6 +11,9 @@ use crate::model::Author;
 /// The file name looked for at the root of a tool directory.
 pub const FILE_NAME: &str = "toolreg.toml";
 
+/// Largest accepted `toolreg.toml` (64 KiB): it holds a few short fields.
+pub const MAX_MANIFEST_BYTES: usize = 64 * 1024;
+
 /// The `[tool]` table. Every field is optional; a given field supplies or
 /// overrides what the definition says.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -183,6 +183,17 @@ pub fn load(files: &ToolFiles) -> Result<Loaded, Error> {
 
     let manifest = match files.get(manifest::FILE_NAME) {
         None => None,
+        Some(raw) if raw.len() > manifest::MAX_MANIFEST_BYTES => {
+            report.error(Problem::new(
+                manifest::FILE_NAME,
+                format!(
+                    "is {} bytes; toolreg.toml may be at most {} bytes",
+                    raw.len(),
+                    manifest::MAX_MANIFEST_BYTES
+                ),
+            ));
+            None
+        }
         Some(raw) => match std::str::from_utf8(raw) {
             Err(_) => {
                 report.error(Problem::new(manifest::FILE_NAME, "is not UTF-8 text"));

@@ -1,0 +1,282 @@
+//! The fuzz targets' inputs replayed as ordinary tests (issue 10), and the
+//! explicit limits that keep hostile input from hanging the registry or
+//! exhausting its memory, each shown answering with a clear error.
+//!
+//! Every file under `fuzz/seeds/<target>/` and `core/tests/fuzz_regressions/<target>/`
+//! goes through the very function the libFuzzer target calls (the target
+//! bodies are included from `fuzz/src/targets.rs`), so this runs on the stable
+//! toolchain in CI and a crash, once fixed and saved here, can't come back.
+//! The Shinkai corpus may not be copied into the repository, so its files are
+//! read from `../shared/corpus` (skipped with a message when absent).
+
+mod common;
+
+#[allow(dead_code)]
+#[path = "../../fuzz/src/targets.rs"]
+mod targets;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use toolreg_core::bundle::{pack, unpack, Limits};
+use toolreg_core::formats::{load_file, MAX_DEFINITION_BYTES};
+use toolreg_core::manifest::{ToolToml, MAX_MANIFEST_BYTES};
+use toolreg_core::{load, Error, ToolFiles};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Every regular file under `dir`, sorted (none if `dir` is absent).
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else if path.is_file() {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Run `body` on `input`, reporting the file by name if it panics.
+fn replay(target: &str, body: fn(&[u8]), file: &Path) {
+    let bytes = fs::read(file).unwrap();
+    if std::panic::catch_unwind(|| body(&bytes)).is_err() {
+        panic!("fuzz target {target} panics on {}", file.display());
+    }
+}
+
+#[test]
+fn every_seed_and_saved_crash_replays_without_panic() {
+    let dirs = [
+        repo().join("fuzz/seeds"),
+        repo().join("core/tests/fuzz_regressions"),
+    ];
+    let mut replayed = 0;
+    for (target, body) in targets::CORE_TARGETS {
+        for dir in &dirs {
+            for file in files_under(&dir.join(target)) {
+                replay(target, *body, &file);
+                replayed += 1;
+            }
+        }
+    }
+    // The committed seeds alone are more than this; fewer means the paths broke.
+    assert!(
+        replayed >= 50,
+        "only {replayed} inputs replayed; are fuzz/seeds and core/tests/fuzz_regressions there?"
+    );
+}
+
+#[test]
+fn every_shinkai_corpus_file_replays_without_panic() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let files: Vec<_> = files_under(&corpus.join("shinkai"))
+        .into_iter()
+        .filter(|f| f.file_name().is_some_and(|n| n == "metadata.json"))
+        .collect();
+    assert!(!files.is_empty());
+    for file in files {
+        replay("shinkai_json", targets::shinkai_json, &file);
+    }
+}
+
+/// Every corpus file, of every format, through its target (the corpus is
+/// where the Shinkai seeds come from at fuzzing time, too).
+#[test]
+fn every_corpus_file_replays_through_its_target() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    for file in files_under(&corpus) {
+        let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let body: fn(&[u8]) = match name {
+            "definition.yaml" | "definition.yml" => targets::matimo_yaml,
+            "metadata.json" => targets::shinkai_json,
+            "tool.json" => targets::mcp_json,
+            "prompt.json" => targets::prompt_json,
+            _ => continue,
+        };
+        replay(name, body, &file);
+    }
+}
+
+// ---- Explicit limits: each refuses with an error that names it. ----
+
+/// All problems of a refused definition as one string.
+fn refusal(result: Result<toolreg_core::Loaded, Error>) -> String {
+    match result {
+        Ok(l) => panic!("expected a refusal, loaded {}", l.tool.registry_name),
+        Err(Error::Invalid(problems)) => {
+            assert!(!problems.is_empty());
+            problems
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+        Err(e) => e.to_string(),
+    }
+}
+
+const JSON_FORMATS: [&str; 3] = ["metadata.json", "tool.json", "prompt.json"];
+
+#[test]
+fn a_yaml_alias_bomb_is_refused_by_the_parser_budget() {
+    // "Billion laughs": 9 levels of 10 aliases each would expand to 10^9 nodes.
+    let mut yaml = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..10 {
+        let p = format!("*a{}", i - 1);
+        yaml.push_str(&format!("a{i}: &a{i} [{}]\n", vec![p; 10].join(", ")));
+    }
+    let start = std::time::Instant::now();
+    let err = refusal(load_file("definition.yaml", yaml.as_bytes()));
+    assert!(err.contains("exceeds the parser's limits"), "{err}");
+    assert!(err.contains("budget"), "the error names the budget: {err}");
+    assert!(
+        start.elapsed().as_secs() < 2,
+        "refused only after {:?}",
+        start.elapsed()
+    );
+
+    // Many aliases of one small anchor are refused too (max_aliases).
+    let many = format!("a: &a x\nb: [{}]\n", vec!["*a"; 5000].join(", "));
+    let err = refusal(load_file("definition.yaml", many.as_bytes()));
+    assert!(err.contains("exceeds the parser's limits"), "{err}");
+}
+
+#[test]
+fn ten_thousand_deep_nesting_is_refused_in_every_format() {
+    let depth = 10_000;
+    let yaml = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let err = refusal(load_file("definition.yaml", yaml.as_bytes()));
+    assert!(err.contains("recursion limit exceeded"), "{err}");
+
+    // Block style: `- - - … x` nests a sequence per `- `.
+    let block_yaml = format!("{}x\n", "- ".repeat(depth));
+    let err = refusal(load_file("definition.yaml", block_yaml.as_bytes()));
+    assert!(err.contains("exceeds the parser's limits"), "{err}");
+
+    // serde_json's default recursion limit (128) is in force for every JSON format.
+    let json = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let objects = format!("{}{}", r#"{"a":"#.repeat(depth), "}".repeat(depth));
+    for file in JSON_FORMATS {
+        for doc in [&json, &objects] {
+            let err = refusal(load_file(file, doc.as_bytes()));
+            assert!(err.contains("recursion limit exceeded"), "{file}: {err}");
+        }
+    }
+    // Just under the JSON limit still parses (the limit is serde_json's 128, not luck).
+    let ok_depth = format!(
+        "{{\"name\":\"deep_tool\",\"inputSchema\":{{\"type\":\"object\",\"x\":{}1{}}}}}",
+        "[".repeat(120),
+        "]".repeat(120)
+    );
+    let err = refusal(load_file("tool.json", ok_depth.as_bytes()));
+    assert!(!err.contains("recursion limit"), "{err}");
+
+    let toml = format!(
+        "[tool]\nkeywords = {}{}\n",
+        "[".repeat(depth),
+        "]".repeat(depth)
+    );
+    let problems = ToolToml::parse(&toml).unwrap_err();
+    let err = problems
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(err.contains("toolreg.toml"), "{err}");
+    let tables = format!(
+        "[tool]\nauthors = {}{}\n",
+        "{a=".repeat(depth),
+        "}".repeat(depth)
+    );
+    assert!(ToolToml::parse(&tables).is_err());
+}
+
+#[test]
+fn a_1e400_number_is_refused_not_turned_into_infinity() {
+    for file in JSON_FORMATS {
+        let doc = r#"{"name":"big_number","version":"1.0.0","description":"d","inputSchema":{"type":"object","maximum":1e400},"parameters":{"type":"object","maximum":1e400},"metadata":{"prompt_name":"p","parameters":{"temperature":1e400}}}"#;
+        let err = refusal(load_file(file, doc.as_bytes()));
+        assert!(err.contains("number out of range"), "{file}: {err}");
+    }
+    let yaml = "name: big-number\nversion: 1.0.0\ndescription: d\nparameters:\n  n:\n    type: number\n    default: 1e400\nexecution:\n  type: http\n  method: GET\n  url: https://example.com\n";
+    let err = refusal(load_file("definition.yaml", yaml.as_bytes()));
+    assert!(err.contains("non-finite float `1e400` rejected"), "{err}");
+
+    let toml = "[tool]\nname = \"big-number\"\nversion = \"1.0.0\"\nkeywords = [1e400]\n";
+    assert!(ToolToml::parse(toml).is_err());
+}
+
+#[test]
+fn ten_megabyte_strings_are_refused_by_the_size_caps() {
+    let big = "x".repeat(10 * 1024 * 1024);
+    let json = format!(
+        r#"{{"name":"big_string","description":"{big}","inputSchema":{{"type":"object"}}}}"#
+    );
+    for file in JSON_FORMATS {
+        let err = refusal(load_file(file, json.as_bytes()));
+        assert!(
+            err.contains(&format!("at most {MAX_DEFINITION_BYTES} bytes")),
+            "{file}: {err}"
+        );
+    }
+    let yaml = format!("name: big-string\ndescription: {big}\n");
+    let err = refusal(load_file("definition.yaml", yaml.as_bytes()));
+    assert!(
+        err.contains(&format!("at most {MAX_DEFINITION_BYTES} bytes")),
+        "{err}"
+    );
+
+    // toolreg.toml beside a definition has its own, smaller cap.
+    let mut files = ToolFiles::new();
+    files.insert(
+        "tool.json",
+        br#"{"name":"big_manifest","inputSchema":{"type":"object"}}"#.to_vec(),
+    );
+    files.insert(
+        "toolreg.toml",
+        format!("[tool]\nversion = \"1.0.0\"\ndescription = \"{big}\"\n"),
+    );
+    let err = refusal(load(&files));
+    assert!(
+        err.contains("toolreg.toml")
+            && err.contains(&format!("at most {MAX_MANIFEST_BYTES} bytes")),
+        "{err}"
+    );
+
+    // A 10 MB file inside a bundle is within the 64 MiB unpacked limit, but
+    // a bundle over it is refused by name.
+    let mut files = ToolFiles::new();
+    files.insert("README.md", big.clone());
+    let bundle = pack(&files).unwrap();
+    let small = Limits {
+        max_unpacked: 1024 * 1024,
+        ..Limits::default()
+    };
+    let err = unpack(&bundle, &small).unwrap_err().to_string();
+    assert!(err.contains("max_unpacked"), "{err}");
+    assert_eq!(unpack(&bundle, &Limits::default()).unwrap(), files);
+}
+
+#[test]
+fn a_decompression_bomb_is_refused_by_the_unpacked_limit() {
+    // 80 MiB of zeros in one entry compress to ~80 KiB.
+    let mut files = ToolFiles::new();
+    files.insert("zeros.bin", vec![0u8; 80 * 1024 * 1024]);
+    let bundle = pack(&files).unwrap();
+    assert!(bundle.len() < 1024 * 1024);
+    let err = unpack(&bundle, &Limits::default()).unwrap_err().to_string();
+    assert!(err.contains("max_unpacked = 67108864 bytes"), "{err}");
+}
