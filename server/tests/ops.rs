@@ -141,7 +141,13 @@ async fn admin_create_user_prints_a_working_token(app: TestApp) {
 
     // A taken login is an error with a message, and a bad tier is a usage error.
     let out = app.binary(&["admin", "create-user", "bob"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("taken"));
     let out = app.binary(&["admin", "create-user", "carol", "--tier", "godlike"]);
     assert_eq!(out.status.code(), Some(2));
