@@ -52,7 +52,8 @@ macro_rules! both_backends {
 }
 
 fn s3_endpoint() -> String {
-    std::env::var("TOOLREG_TEST_S3_ENDPOINT").unwrap_or_else(|_| "http://127.0.0.1:9000".to_string())
+    std::env::var("TOOLREG_TEST_S3_ENDPOINT")
+        .unwrap_or_else(|_| "http://127.0.0.1:9000".to_string())
 }
 
 fn services_required() -> bool {
@@ -60,7 +61,9 @@ fn services_required() -> bool {
 }
 
 fn random_suffix() -> String {
-    Alphanumeric.sample_string(&mut rand::rng(), 12).to_ascii_lowercase()
+    Alphanumeric
+        .sample_string(&mut rand::rng(), 12)
+        .to_ascii_lowercase()
 }
 
 /// The running registry under test.
@@ -86,7 +89,10 @@ impl TestApp {
 
     pub async fn start_with(backend: Backend, policy: Policy) -> Option<TestApp> {
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut env = vec![("TOOLREG_DATA_DIR".to_string(), dir.path().display().to_string())];
+        let mut env = vec![(
+            "TOOLREG_DATA_DIR".to_string(),
+            dir.path().display().to_string(),
+        )];
         let (db_url, storage_url, s3_options, pg_database) = match backend {
             Backend::Sqlite => {
                 let db = format!("sqlite://{}", dir.path().join("toolreg.db").display());
@@ -105,7 +111,11 @@ impl TestApp {
                         ("aws_region".to_string(), "us-east-1".to_string()),
                     ];
                     for (k, v) in &opts {
-                        let key = if k == "aws_endpoint" { "AWS_ENDPOINT_URL".to_string() } else { k.to_ascii_uppercase() };
+                        let key = if k == "aws_endpoint" {
+                            "AWS_ENDPOINT_URL".to_string()
+                        } else {
+                            k.to_ascii_uppercase()
+                        };
                         env.push((key, v.clone()));
                     }
                     (db, storage, opts, Some(db_name))
@@ -124,7 +134,8 @@ impl TestApp {
 
         let db = Db::connect(&db_url).expect("connect to the test database");
         db.migrate().expect("migrations");
-        let blobs = BlobStore::open_with(&storage_url, s3_options).expect("open the test blob store");
+        let blobs =
+            BlobStore::open_with(&storage_url, s3_options).expect("open the test blob store");
         let state = web::Data::new(AppState::new(db, blobs, policy));
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let addr = listener.local_addr().expect("local addr");
@@ -174,7 +185,12 @@ impl TestApp {
     }
 
     pub async fn get_authed(&self, path: &str, token: &str) -> reqwest::Response {
-        self.client.get(self.api(path)).bearer_auth(token).send().await.expect("GET")
+        self.client
+            .get(self.api(path))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("GET")
     }
 
     /// `POST /api/v1/tools` with the bundle.
@@ -200,8 +216,15 @@ impl TestApp {
 
     /// Every object in the blob store.
     pub async fn stored_objects(&self) -> Vec<String> {
-        let mut out: Vec<String> =
-            self.state.blobs.list_all().await.expect("list").into_iter().map(|m| m.location.to_string()).collect();
+        let mut out: Vec<String> = self
+            .state
+            .blobs
+            .list_all()
+            .await
+            .expect("list")
+            .into_iter()
+            .map(|m| m.location.to_string())
+            .collect();
         out.sort();
         out
     }
@@ -216,7 +239,11 @@ impl TestApp {
         self.state
             .db
             .read(move |conn| {
-                Ok(diesel::sql_query(format!("SELECT COUNT(*) AS n FROM {table}")).get_result::<N>(conn)?.n)
+                Ok(
+                    diesel::sql_query(format!("SELECT COUNT(*) AS n FROM {table}"))
+                        .get_result::<N>(conn)?
+                        .n,
+                )
             })
             .await
             .expect("count")
@@ -239,7 +266,8 @@ impl Drop for TestApp {
         let _ = self.handle.stop(false);
         if let Some(name) = &self.pg_database {
             if let Ok(mut conn) = diesel::PgConnection::establish(PG_ADMIN_URL) {
-                let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).execute(&mut conn);
+                let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                    .execute(&mut conn);
             }
         }
     }
@@ -268,14 +296,20 @@ async fn prepare_services() -> Result<(String, String), String> {
         .await
         .map_err(|e| format!("S3 server at {endpoint}: {e}"))?;
     if !res.status().is_success() {
-        return Err(format!("S3 server at {endpoint}: creating bucket {bucket} answered {}", res.status()));
+        return Err(format!(
+            "S3 server at {endpoint}: creating bucket {bucket} answered {}",
+            res.status()
+        ));
     }
     Ok((db_name, bucket))
 }
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("repo root").to_path_buf()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("repo root")
+        .to_path_buf()
 }
 
 /// A corpus tool directory: `core/tests/fixtures/<rel>` (matimo, mcp) or
@@ -286,7 +320,10 @@ pub fn corpus_dir(rel: &str) -> PathBuf {
         return fixture;
     }
     let shared = repo_root().join("../shared/corpus").join(rel);
-    assert!(shared.is_dir(), "corpus directory {rel} not found in core/tests/fixtures or ../shared/corpus");
+    assert!(
+        shared.is_dir(),
+        "corpus directory {rel} not found in core/tests/fixtures or ../shared/corpus"
+    );
     shared
 }
 
@@ -307,7 +344,12 @@ impl BundleBuilder {
     /// The corpus directory `rel` with `name` and `version` from toolreg.toml.
     pub fn corpus(rel: &str, name: &str, version: &str) -> BundleBuilder {
         let files = ToolFiles::read_dir(&corpus_dir(rel)).expect("read corpus dir");
-        BundleBuilder { files, name: name.to_string(), version: version.to_string(), extra_toml: String::new() }
+        BundleBuilder {
+            files,
+            name: name.to_string(),
+            version: version.to_string(),
+            extra_toml: String::new(),
+        }
     }
 
     pub fn file(mut self, path: &str, bytes: impl Into<Vec<u8>>) -> Self {
@@ -325,7 +367,10 @@ impl BundleBuilder {
         let mut files = self.files.clone();
         files.insert(
             "toolreg.toml",
-            format!("[tool]\nname = \"{}\"\nversion = \"{}\"\n{}", self.name, self.version, self.extra_toml),
+            format!(
+                "[tool]\nname = \"{}\"\nversion = \"{}\"\n{}",
+                self.name, self.version, self.extra_toml
+            ),
         );
         files
     }
@@ -345,11 +390,23 @@ pub async fn json(res: reqwest::Response) -> (u16, Value) {
 
 /// Assert a problem+json answer with `status` and `type` slug; returns the body.
 pub async fn problem(res: reqwest::Response, status: u16, slug: &str) -> Value {
-    let content_type = res.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    let content_type = res
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
     let (got, body) = json(res).await;
     assert_eq!(got, status, "expected {status} {slug}, got {got}: {body:#}");
-    assert_eq!(content_type, "application/problem+json", "problem content type; body {body:#}");
-    assert_eq!(body["type"], format!("https://toolreg.dev/problems/{slug}"), "problem type: {body:#}");
+    assert_eq!(
+        content_type, "application/problem+json",
+        "problem content type; body {body:#}"
+    );
+    assert_eq!(
+        body["type"],
+        format!("https://toolreg.dev/problems/{slug}"),
+        "problem type: {body:#}"
+    );
     assert_eq!(body["status"], status);
     body
 }
