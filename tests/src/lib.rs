@@ -140,21 +140,135 @@ const SCRUBBED: &[&str] = &[
     "TOOLREG_TRUST_PROXY",
 ];
 
-/// A running `toolreg-server serve` process with its own data directory.
+/// Where a test server keeps its data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// The embedded defaults: SQLite and local files under `--data`.
+    Sqlite,
+    /// A fresh PostgreSQL database and S3 bucket (from `TOOLREG_TEST_DATABASE_URL`
+    /// and `TOOLREG_TEST_S3_ENDPOINT`, which `scripts/test` sets).
+    PostgresS3,
+}
+
+/// The store options (`--data`, `--database-url`, `--storage`) and the
+/// environment (AWS_*) shared by `serve` and the admin subcommands.
+struct Store {
+    args: Vec<std::ffi::OsString>,
+    env: Vec<(String, String)>,
+    /// (admin URL, database name) to drop afterwards.
+    postgres: Option<(String, String)>,
+}
+
+fn store_for(backend: Backend, data: &Path) -> Result<Store, String> {
+    let mut args: Vec<std::ffi::OsString> = vec!["--data".into(), data.join("registry").into()];
+    if backend == Backend::Sqlite {
+        return Ok(Store {
+            args,
+            env: Vec::new(),
+            postgres: None,
+        });
+    }
+    let admin_url = std::env::var("TOOLREG_TEST_DATABASE_URL")
+        .map_err(|_| "TOOLREG_TEST_DATABASE_URL is not set".to_string())?;
+    let endpoint = std::env::var("TOOLREG_TEST_S3_ENDPOINT")
+        .map_err(|_| "TOOLREG_TEST_S3_ENDPOINT is not set".to_string())?;
+    let suffix = format!(
+        "{}_{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+            % 1_000_000_000
+    );
+    let db_name = format!("toolreg_e2e_{suffix}");
+    let out = Command::new("psql")
+        .arg(&admin_url)
+        .args([
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-q",
+            "-c",
+            &format!("CREATE DATABASE {db_name}"),
+        ])
+        .output()
+        .map_err(|e| format!("psql: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "CREATE DATABASE {db_name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let base = admin_url
+        .rsplit_once('/')
+        .map(|(b, _)| b)
+        .unwrap_or(&admin_url);
+    let bucket = format!("toolreg-e2e-{}", suffix.replace('_', "-"));
+    let created = reqwest::blocking::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap()
+        .put(format!("{endpoint}/{bucket}"))
+        .send()
+        .map_err(|e| format!("S3 at {endpoint}: {e}"))?;
+    if !created.status().is_success() {
+        return Err(format!(
+            "S3 at {endpoint}: creating bucket {bucket} answered {}",
+            created.status()
+        ));
+    }
+    args.push("--database-url".into());
+    args.push(format!("{base}/{db_name}").into());
+    args.push("--storage".into());
+    args.push(format!("s3://{bucket}/registry").into());
+    let env = vec![
+        ("AWS_ENDPOINT_URL".to_string(), endpoint),
+        ("AWS_ALLOW_HTTP".to_string(), "true".to_string()),
+        ("AWS_ACCESS_KEY_ID".to_string(), "test".to_string()),
+        ("AWS_SECRET_ACCESS_KEY".to_string(), "test".to_string()),
+        ("AWS_REGION".to_string(), "us-east-1".to_string()),
+    ];
+    Ok(Store {
+        args,
+        env,
+        postgres: Some((admin_url, db_name)),
+    })
+}
+
+/// A running `toolreg-server serve` process with its own data directory
+/// (and, for [`Backend::PostgresS3`], its own database and bucket).
 /// Killed on drop.
 pub struct Server {
     child: Child,
     pub url: String,
     pub data: tempfile::TempDir,
     log: PathBuf,
+    store: Store,
 }
 
 impl Server {
-    /// Start a server on a free port and wait until `/healthz` answers.
+    /// Start a server on the embedded defaults (SQLite + files) on a free
+    /// port and wait until `/healthz` answers.
     pub fn start() -> Server {
+        Server::start_on(Backend::Sqlite).expect("the SQLite backend needs no services")
+    }
+
+    /// Start a server on `backend`. `None` (with a SKIPPED note) when
+    /// PostgreSQL/S3 are not configured, unless `CI` is set, which makes that a failure.
+    pub fn start_on(backend: Backend) -> Option<Server> {
         let mut last_err = String::new();
         for _attempt in 0..3 {
             let data = tempfile::tempdir().unwrap();
+            let store = match store_for(backend, data.path()) {
+                Ok(s) => s,
+                Err(why) if std::env::var_os("CI").is_none() => {
+                    eprintln!("SKIPPED: the PostgreSQL + S3 backend is unavailable: {why}");
+                    return None;
+                }
+                Err(why) => {
+                    panic!("CI is set but the PostgreSQL + S3 backend is unavailable: {why}")
+                }
+            };
             let log = data.path().join("server.log");
             let port = free_port();
             let url = format!("http://127.0.0.1:{port}");
@@ -164,8 +278,9 @@ impl Server {
                 cmd.env_remove(v);
             }
             let child = cmd
-                .args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--data"])
-                .arg(data.path().join("registry"))
+                .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+                .args(&store.args)
+                .envs(store.env.iter().map(|(k, v)| (k, v)))
                 .env("RUST_LOG", "warn")
                 .stdin(Stdio::null())
                 .stdout(log_file.try_clone().unwrap())
@@ -177,9 +292,10 @@ impl Server {
                 url,
                 data,
                 log,
+                store,
             };
             match server.wait_healthy(Duration::from_secs(60)) {
-                Ok(()) => return server,
+                Ok(()) => return Some(server),
                 Err(e) => {
                     // Another process may have taken the port between probe and bind.
                     let retry = e.contains("in use");
@@ -225,15 +341,15 @@ impl Server {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    /// Run `toolreg-server ARGS --data <this server's data>`.
+    /// Run `toolreg-server ARGS` with this server's store options.
     pub fn admin(&self, args: &[&str]) -> Output {
         let mut cmd = Command::new(bin("toolreg-server"));
         for v in SCRUBBED {
             cmd.env_remove(v);
         }
         cmd.args(args)
-            .arg("--data")
-            .arg(self.data.path().join("registry"))
+            .args(&self.store.args)
+            .envs(self.store.env.iter().map(|(k, v)| (k, v)))
             .output()
             .expect("run toolreg-server")
     }
@@ -259,6 +375,16 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if let Some((admin_url, db)) = &self.store.postgres {
+            let _ = Command::new("psql")
+                .arg(admin_url)
+                .args([
+                    "-q",
+                    "-c",
+                    &format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
+                ])
+                .output();
+        }
     }
 }
 

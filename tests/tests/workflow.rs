@@ -6,7 +6,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use toolreg_e2e::{copy_dir, corpus_tool, shared_corpus, write_tool_manifest, Server, User};
+use toolreg_e2e::{
+    copy_dir, corpus_tool, shared_corpus, write_tool_manifest, Backend, Server, User,
+};
 
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
@@ -41,7 +43,19 @@ fn set_matimo_version(dir: &Path, version: &str) {
 
 #[test]
 fn login_publish_search_add_install_update_yank_install_locked_export() {
-    let server = Server::start();
+    workflow(Server::start());
+}
+
+/// The same workflow against a server on PostgreSQL and S3 (skipped, with a
+/// note, when those services are not configured and CI is not set).
+#[test]
+fn the_workflow_on_postgresql_and_s3() {
+    if let Some(server) = Server::start_on(Backend::PostgresS3) {
+        workflow(server);
+    }
+}
+
+fn workflow(server: Server) {
     let token = server.create_user("alice", "trusted");
     let user = User::new();
     let work = tempfile::tempdir().unwrap();
