@@ -9,7 +9,8 @@
 //! 4. every pin's `(name, version, sha256)` must be the record the log holds
 //!    for that version, included in the checkpoint's tree.
 //!
-//! Any failure stops the command with [`Error::Log`]; nothing is written.
+//! Any failure stops the command with [`Error::Log`] before the key, the
+//! checkpoint or a bundle is written.
 
 use std::time::Duration;
 
@@ -64,56 +65,173 @@ fn decode(client: &Client, hashes: &[String]) -> Result<Vec<Hash>> {
         .collect()
 }
 
-/// Check `pins` (all from `client`'s registry) against the log, pinning the
-/// key in `project` on first use and keeping the newest checkpoint in
-/// `lock`. The caller saves `project` and `lock` afterwards (when the
-/// command writes them).
+/// The log state of one command run against one registry: nothing is asked
+/// of the registry until the first pin is checked (so an `install` that
+/// fetches nothing works offline).
+pub struct Session {
+    registry: String,
+    pinned_key: Option<String>,
+    project_path: String,
+    kept_note: Option<String>,
+    state: Option<State>,
+    trusted_key: Option<String>,
+}
+
+struct State {
+    verifier: Verifier,
+    previous: Option<Checkpoint>,
+    current: (Checkpoint, String),
+    started: std::time::Instant,
+}
+
+impl Session {
+    /// A session for `client`'s registry, with the key pinned in `project`
+    /// and the checkpoint kept in `lock` (no network yet).
+    pub fn new(client: &Client, project: &Project, lock: &Lockfile) -> Result<Session> {
+        Ok(Session {
+            registry: client.registry().to_string(),
+            pinned_key: project.log_key()?,
+            project_path: project.path().display().to_string(),
+            kept_note: lock.checkpoint(client.registry()).map(|c| c.note.clone()),
+            state: None,
+            trusted_key: None,
+        })
+    }
+
+    /// Fetch and check the registry's checkpoint (once per session): signed
+    /// by the pinned key and consistent with the one kept in the lock.
+    pub fn ensure(&mut self, client: &Client) -> Result<()> {
+        if self.state.is_some() {
+            return Ok(());
+        }
+        let verifier = match &self.pinned_key {
+            Some(key) => Verifier::parse(key).map_err(|e| Error::Project {
+                path: self.project_path.clone(),
+                message: format!("`registry.log_key`: {e}"),
+            })?,
+            None => {
+                let served =
+                    client.get_text("fetching the transparency log key", "/api/v1/log/key")?;
+                let verifier = Verifier::parse(served.trim()).map_err(|e| {
+                    fail(client, format!("the registry's log key is unusable: {e}"))
+                })?;
+                self.trusted_key = Some(verifier.to_key_string());
+                verifier
+            }
+        };
+        let previous = match &self.kept_note {
+            Some(note) => Some(Checkpoint::open(note, &verifier).map_err(|e| {
+                fail(
+                    client,
+                    format!("the checkpoint kept in toolreg.lock does not verify with the pinned log key: {e}"),
+                )
+            })?),
+            None => None,
+        };
+        let mut current = fetch_checkpoint(client, &verifier)?;
+        if previous.as_ref().is_some_and(|p| p.size > current.0.size) {
+            // Replicas sign a new checkpoint at least once a second, so one
+            // may lag behind another for up to a second: look once more.
+            std::thread::sleep(Duration::from_millis(1100));
+            current = fetch_checkpoint(client, &verifier)?;
+        }
+        check_against_previous(client, previous.as_ref(), &current.0)?;
+        self.state = Some(State {
+            verifier,
+            previous,
+            current,
+            started: std::time::Instant::now(),
+        });
+        Ok(())
+    }
+
+    /// Check that `pin` is the logged record of its version and is in the
+    /// registry's signed tree.
+    pub fn verify(&mut self, client: &Client, pin: &LockedTool) -> Result<()> {
+        if pin.registry.trim_end_matches('/') != self.registry {
+            return Err(fail(
+                client,
+                format!(
+                    "{} {} was pinned from {}, a different registry; run `toolreg update {}` to pin it from this one",
+                    pin.name, pin.version, pin.registry, pin.name
+                ),
+            ));
+        }
+        self.ensure(client)?;
+        let state = self
+            .state
+            .as_mut()
+            .ok_or_else(|| fail(client, "no checkpoint"))?;
+        verify_pin(
+            client,
+            &state.verifier,
+            &mut state.current,
+            pin,
+            state.started,
+        )
+    }
+
+    /// For a downloaded bundle: check the log only when the bytes hash to the
+    /// pinned digest (a mismatch is reported by the install itself).
+    pub fn verify_download(
+        &mut self,
+        client: &Client,
+        pin: &LockedTool,
+        bytes: &[u8],
+    ) -> Result<()> {
+        if toolreg_core::digest::sha256_hex(bytes) != pin.sha256 {
+            return Ok(());
+        }
+        self.verify(client, pin)
+    }
+
+    /// Pin the key in `project` if it was trusted on first use (and save the
+    /// project), keep the newest checkpoint in `lock` (the caller saves the
+    /// lock), and tell the user (on stderr, unless `json`).
+    pub fn finish(self, json: bool, project: &mut Project, lock: &mut Lockfile) -> Result<Outcome> {
+        let mut outcome = Outcome::default();
+        let Some(state) = self.state else {
+            return Ok(outcome);
+        };
+        if let Some(key) = self.trusted_key {
+            project.set_log_key(&key);
+            project.save()?;
+            if !json {
+                crate::output::status(format!(
+                    "trusting the registry's transparency log key on first use: {key} (pinned as registry.log_key in {})",
+                    project.path().display()
+                ));
+            }
+            outcome.trusted_key = Some(key);
+        }
+        let (checkpoint, note) = state.current;
+        if state
+            .previous
+            .as_ref()
+            .is_none_or(|p| p.size < checkpoint.size)
+        {
+            lock.set_checkpoint(&self.registry, &note);
+            outcome.new_checkpoint = Some(checkpoint.size);
+        }
+        Ok(outcome)
+    }
+}
+
+/// Check `pins` (all from `client`'s registry) against the log — or, with
+/// no pins, just the checkpoint's consistency — then [`Session::finish`].
 pub fn verify_pins(
+    json: bool,
     client: &Client,
     project: &mut Project,
     lock: &mut Lockfile,
     pins: &[LockedTool],
 ) -> Result<Outcome> {
-    let mut outcome = Outcome::default();
-    let verifier = match project.log_key()? {
-        Some(key) => Verifier::parse(&key).map_err(|e| Error::Project {
-            path: project.path().display().to_string(),
-            message: format!("`registry.log_key`: {e}"),
-        })?,
-        None => {
-            let served = client.get_text("fetching the transparency log key", "/api/v1/log/key")?;
-            let verifier = Verifier::parse(served.trim())
-                .map_err(|e| fail(client, format!("the registry's log key is unusable: {e}")))?;
-            project.set_log_key(&verifier.to_key_string());
-            outcome.trusted_key = Some(verifier.to_key_string());
-            verifier
-        }
-    };
-
-    let previous = match lock.checkpoint(client.registry()) {
-        Some(kept) => Some(Checkpoint::open(&kept.note, &verifier).map_err(|e| {
-            fail(
-                client,
-                format!("the checkpoint kept in toolreg.lock does not verify with the pinned log key: {e}"),
-            )
-        })?),
-        None => None,
-    };
-
-    let started = std::time::Instant::now();
-    let (checkpoint, note) = fetch_checkpoint(client, &verifier)?;
-    check_against_previous(client, previous.as_ref(), &checkpoint)?;
-    let mut current = (checkpoint, note);
+    let mut session = Session::new(client, project, lock)?;
+    session.ensure(client)?;
     for pin in pins {
-        verify_pin(client, &verifier, &mut current, pin, started)?;
+        session.verify(client, pin)?;
     }
-
-    let (checkpoint, note) = current;
-    if previous.as_ref().is_none_or(|p| p.size < checkpoint.size) {
-        lock.set_checkpoint(client.registry(), &note);
-        outcome.new_checkpoint = Some(checkpoint.size);
-    }
-    Ok(outcome)
+    session.finish(json, project, lock)
 }
 
 fn fetch_checkpoint(client: &Client, verifier: &Verifier) -> Result<(Checkpoint, String)> {
@@ -274,20 +392,5 @@ fn verify_pin(
             ),
         )
     })?;
-    Ok(())
-}
-
-/// Save the project if the key was pinned on first use, and say so (on
-/// stderr, unless `json`).
-pub fn finish(json: bool, project: &mut Project, outcome: &Outcome) -> Result<()> {
-    if let Some(key) = &outcome.trusted_key {
-        project.save()?;
-        if !json {
-            crate::output::status(format!(
-                "trusting the registry's transparency log key on first use: {key} (pinned as registry.log_key in {})",
-                project.path().display()
-            ));
-        }
-    }
     Ok(())
 }

@@ -39,13 +39,13 @@ pub fn run(ctx: &Context, name: &str, req: Option<&VersionReq>) -> Result<i32> {
     let req_parsed = VersionReq::parse(&req_text).map_err(|e| Error::Usage(e.to_string()))?;
     let mut lock = Lockfile::load(&ctx.cwd)?.unwrap_or_default();
     let pinned = pinning::resolve(&client, &key, &req_parsed, policy.as_ref())?;
-    let log = crate::transparency::verify_pins(
+    crate::transparency::verify_pins(
+        ctx.json,
         &client,
         &mut project,
         &mut lock,
         std::slice::from_ref(&pinned),
     )?;
-    crate::transparency::finish(ctx.json, &mut project, &log)?;
     project.set_requirement(&key, &req_text);
     let old = lock.upsert(pinned.clone());
     project.save()?;

@@ -48,14 +48,9 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
         lock
     };
 
-    // The transparency log must vouch for every pin before anything is fetched.
-    let pins: Vec<_> = lock.tools().to_vec();
+    // The transparency log must vouch for every bundle fetched, before it is unpacked.
     let client = ctx.client(Some(&project))?;
-    let log = crate::transparency::verify_pins(&client, &mut project, &mut lock, &pins)?;
-    crate::transparency::finish(ctx.json, &mut project, &log)?;
-    if log.new_checkpoint.is_some() && !locked {
-        lock.save(&ctx.cwd)?;
-    }
+    let mut log = crate::transparency::Session::new(&client, &project, &lock)?;
 
     let mut installed = Vec::new();
     let mut fresh = 0;
@@ -69,7 +64,10 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
             .filter(|s| s.registry == tool.registry)
             .and_then(|s| s.token);
         let outcome = install::install(&ctx.cwd, tool, || {
-            Client::new(&tool.registry, token)?.download(&tool.name, &tool.version.to_string())
+            let download = Client::new(&tool.registry, token)?
+                .download(&tool.name, &tool.version.to_string())?;
+            log.verify_download(&client, tool, &download.bytes)?;
+            Ok(download)
         })?;
         if outcome == Outcome::Installed {
             fresh += 1;
@@ -88,6 +86,10 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
             "path": install::tool_dir(&ctx.cwd, tool).display().to_string(),
             "installed": outcome == Outcome::Installed,
         }));
+    }
+    let logged = log.finish(ctx.json, &mut project, &mut lock)?;
+    if logged.new_checkpoint.is_some() && !locked {
+        lock.save(&ctx.cwd)?;
     }
     if ctx.json {
         output::json(&json!({ "tools": installed }));

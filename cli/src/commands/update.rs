@@ -33,8 +33,7 @@ pub fn run(ctx: &Context, name: Option<&str>) -> Result<i32> {
         Some(&refresh),
     )?;
     let pins: Vec<_> = lock.tools().to_vec();
-    let log = crate::transparency::verify_pins(&client, &mut project, &mut lock, &pins)?;
-    crate::transparency::finish(ctx.json, &mut project, &log)?;
+    crate::transparency::verify_pins(ctx.json, &client, &mut project, &mut lock, &pins)?;
     lock.save(&ctx.cwd)?;
     if ctx.json {
         let list: Vec<_> = changes
