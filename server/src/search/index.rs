@@ -333,6 +333,33 @@ impl SearchIndex {
         Ok(())
     }
 
+    /// The indexed download count of every tool, by name (from fast fields).
+    pub fn downloads_by_name(&self) -> Result<HashMap<String, u64>, SearchError> {
+        let searcher = self.reader.searcher();
+        let mut out = HashMap::new();
+        let mut name = String::new();
+        for segment in searcher.segment_readers() {
+            let fast = segment.fast_fields();
+            let (Some(names), downloads) = (fast.str("name")?, fast.u64("downloads")?) else {
+                continue;
+            };
+            let alive = segment.alive_bitset();
+            for doc in 0..segment.max_doc() {
+                if alive.is_some_and(|a| !a.is_alive(doc)) {
+                    continue;
+                }
+                let Some(ord) = names.term_ords(doc).next() else {
+                    continue;
+                };
+                name.clear();
+                if names.ord_to_str(ord, &mut name)? {
+                    out.insert(name.clone(), downloads.first(doc).unwrap_or(0));
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// How many tools are searchable.
     pub fn num_tools(&self) -> u64 {
         self.reader.searcher().num_docs()
@@ -401,8 +428,9 @@ impl SearchIndex {
     /// [`SearchError::BadRequest`] naming it.
     pub fn query(&self, params: &SearchParams) -> Result<SearchResults, SearchError> {
         params.validate()?;
-        let words = QueryWords::analyze(&self.index, &params.q)?;
+        let mut words = QueryWords::analyze(&self.index, &params.q)?;
         let searcher = self.reader.searcher();
+        words.mark_known(&searcher, &self.fields)?;
         let mut query = query::build(&self.fields, params, &words, Match::All);
         if words.words.len() > 1 && searcher.search(&*query, &Count)? == 0 {
             query = query::build(&self.fields, params, &words, Match::Any);

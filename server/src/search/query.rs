@@ -4,7 +4,8 @@
 //!
 //! Per word, any of these matches (the best fields weigh most): a name word
 //! (boost 6), a title word (3), a keyword (3), a name-word prefix for
-//! search-as-you-type (2), a description word (1); words of 5+ letters also
+//! search-as-you-type (2), a description word (1); words of 5+ letters that
+//! occur nowhere in the index as typed (likely typos) also
 //! match at edit distance 1 (typos). Every word must match somewhere; only
 //! when no tool matches every word, tools matching some of them are listed
 //! (more words matched score higher). The whole query equal to the registry
@@ -14,7 +15,7 @@ use tantivy::query::{
     AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, Query, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{Index, Term};
+use tantivy::{Index, Searcher, Term};
 
 use super::params::{SearchParams, MAX_QUERY_WORDS};
 use super::schema::{self, Fields, PREFIX_MAX, PREFIX_MIN};
@@ -28,13 +29,17 @@ const BOOST_PREFIX: f32 = 2.0;
 const BOOST_DESCRIPTION: f32 = 1.0;
 const BOOST_FUZZY_NAME: f32 = 2.0;
 const BOOST_FUZZY_OTHER: f32 = 0.5;
-/// Words at least this long (in characters) also match with one typo.
+/// Words at least this long (in characters) also match with one typo,
+/// when the index doesn't know them as typed.
 pub(crate) const FUZZY_MIN_CHARS: usize = 5;
 
 /// The analyzed words of a query: each word as typed (lowercased) and stemmed.
 #[derive(Debug, Clone)]
 pub(crate) struct QueryWords {
     pub words: Vec<(String, String)>,
+    /// Per word: does it occur in the index as typed? Only unknown words
+    /// are matched with a typo (a known word is most likely meant).
+    known: Vec<bool>,
 }
 
 impl QueryWords {
@@ -59,7 +64,26 @@ impl QueryWords {
                 (w, stem)
             })
             .collect();
-        Ok(QueryWords { words })
+        let words: Vec<(String, String)> = words;
+        Ok(QueryWords {
+            known: vec![false; words.len()],
+            words,
+        })
+    }
+
+    /// Marks the words the index knows in any text field.
+    pub(crate) fn mark_known(&mut self, searcher: &Searcher, f: &Fields) -> tantivy::Result<()> {
+        for (i, (word, stem)) in self.words.iter().enumerate() {
+            let mut found = searcher.doc_freq(&Term::from_field_text(f.name_words, word))? > 0;
+            for field in [f.title, f.keywords_text, f.description] {
+                if found {
+                    break;
+                }
+                found = searcher.doc_freq(&Term::from_field_text(field, stem))? > 0;
+            }
+            self.known[i] = found;
+        }
+        Ok(())
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -92,7 +116,7 @@ fn filter(field: Field, value: &str) -> (Occur, Box<dyn Query>) {
 }
 
 /// The query for one word: a union over the fields.
-fn word_query(f: &Fields, word: &str, stem: &str) -> Box<dyn Query> {
+fn word_query(f: &Fields, word: &str, stem: &str, known: bool) -> Box<dyn Query> {
     let mut should: Vec<(Occur, Box<dyn Query>)> = vec![
         (Occur::Should, term(f.name_words, word, BOOST_NAME_WORD)),
         (Occur::Should, term(f.title, stem, BOOST_TITLE)),
@@ -103,7 +127,7 @@ fn word_query(f: &Fields, word: &str, stem: &str) -> Box<dyn Query> {
     if (PREFIX_MIN..=PREFIX_MAX).contains(&chars) {
         should.push((Occur::Should, term(f.name_prefix, word, BOOST_PREFIX)));
     }
-    if chars >= FUZZY_MIN_CHARS && word.chars().all(char::is_alphabetic) {
+    if !known && chars >= FUZZY_MIN_CHARS && word.chars().all(char::is_alphabetic) {
         should.push((Occur::Should, fuzzy(f.name_words, word, BOOST_FUZZY_NAME)));
         should.push((Occur::Should, fuzzy(f.title, stem, BOOST_FUZZY_OTHER)));
         should.push((
@@ -147,7 +171,8 @@ pub(crate) fn text_query(f: &Fields, q: &str, words: &QueryWords, mode: Match) -
     let mut clauses: Vec<(Occur, Box<dyn Query>)> = words
         .words
         .iter()
-        .map(|(w, s)| (occur, word_query(f, w, s)))
+        .zip(&words.known)
+        .map(|((w, s), known)| (occur, word_query(f, w, s, *known)))
         .collect();
     let exact = as_registry_name(q);
     if !exact.is_empty() {

@@ -273,6 +273,18 @@ impl SearchSource for StoreSource {
         all_docs_on(&mut conn)
     }
 
+    fn all_downloads(&self) -> Result<Vec<(String, u64)>, SearchError> {
+        let mut conn = self.conn()?;
+        let rows: Vec<(String, i64)> = tools::table
+            .select((tools::name, tools::downloads))
+            .load(&mut *conn)
+            .map_err(source_error)?;
+        Ok(rows
+            .into_iter()
+            .map(|(name, d)| (name, u64::try_from(d).unwrap_or(0)))
+            .collect())
+    }
+
     fn all_tool_names(&self) -> Result<Vec<String>, SearchError> {
         let mut conn = self.conn()?;
         tools::table

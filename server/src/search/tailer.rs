@@ -20,6 +20,10 @@ use std::time::{Duration, Instant};
 
 use super::{SearchDoc, SearchError, SearchIndex};
 
+/// How many sequence numbers below the head a rebuild waits for, in case
+/// their transactions had not committed when the tools were read.
+const REINDEX_WINDOW: usize = 100;
+
 /// One entry of the change log: something about `tool` changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Change {
@@ -41,6 +45,12 @@ pub trait SearchSource: Send + Sync {
     fn search_doc(&self, tool_name: &str) -> Result<Option<SearchDoc>, SearchError>;
     /// Every tool that should be searchable (for a full rebuild).
     fn all_tool_names(&self) -> Result<Vec<String>, SearchError>;
+    /// Every tool's download count, by name. Downloads are counted without
+    /// a change-log entry, so the tailer refreshes them from this now and
+    /// then. The default (no counts) disables the refresh.
+    fn all_downloads(&self) -> Result<Vec<(String, u64)>, SearchError> {
+        Ok(Vec::new())
+    }
     /// The documents of every searchable tool (for a full rebuild). The
     /// default asks [`search_doc`](Self::search_doc) per tool; a database
     /// source should answer in a few bulk queries.
@@ -66,12 +76,16 @@ pub struct TailerOptions {
     pub batch: usize,
     /// Most gaps remembered at once (the oldest are dropped beyond it).
     pub max_gaps: usize,
+    /// How often download counts are brought up to date (they change
+    /// without a change-log entry).
+    pub downloads_interval: Duration,
 }
 
 impl Default for TailerOptions {
     fn default() -> Self {
         TailerOptions {
             poll_interval: Duration::from_millis(100),
+            downloads_interval: Duration::from_secs(60),
             gap_timeout: Duration::from_secs(30),
             batch: 1000,
             max_gaps: 1000,
@@ -143,7 +157,7 @@ impl Tailer {
         // committed when the tools were read: wait for them like gaps.
         let now = Instant::now();
         self.gaps.clear();
-        let window = self.opts.max_gaps as i64;
+        let window = REINDEX_WINDOW.min(self.opts.max_gaps) as i64;
         for seq in (head - window + 1).max(1)..=head {
             self.gaps.insert(seq, now);
         }
@@ -155,7 +169,21 @@ impl Tailer {
 
     /// Reads and applies what is new in the change log, plus any awaited
     /// gaps that have appeared. Returns how many tools were re-indexed.
+    ///
+    /// On an error nothing is applied and the position is left where it
+    /// was, so the next poll reads the same changes again.
     pub fn poll(&mut self) -> Result<usize, SearchError> {
+        let (last_seen, gaps) = (self.last_seen, self.gaps.clone());
+        let result = self.poll_once();
+        if result.is_err() {
+            let _ = self.index.rollback();
+            self.last_seen = last_seen;
+            self.gaps = gaps;
+        }
+        result
+    }
+
+    fn poll_once(&mut self) -> Result<usize, SearchError> {
         let mut touched: BTreeSet<String> = BTreeSet::new();
         let before = self.resume_seq();
         let now = Instant::now();
@@ -194,13 +222,9 @@ impl Tailer {
         }
 
         for name in &touched {
-            match self.source.search_doc(name) {
-                Ok(Some(doc)) => self.index.upsert(&doc)?,
-                Ok(None) => self.index.remove(name)?,
-                Err(e) => {
-                    let _ = self.index.rollback();
-                    return Err(e);
-                }
+            match self.source.search_doc(name)? {
+                Some(doc) => self.index.upsert(&doc)?,
+                None => self.index.remove(name)?,
             }
         }
         let after = self.resume_seq();
@@ -208,6 +232,35 @@ impl Tailer {
             self.index.commit_at(Some(after))?;
         }
         Ok(touched.len())
+    }
+
+    /// Re-indexes the tools whose download count differs from the indexed
+    /// one. Returns how many were updated.
+    pub fn refresh_downloads(&mut self) -> Result<usize, SearchError> {
+        let current = self.source.all_downloads()?;
+        if current.is_empty() {
+            return Ok(0);
+        }
+        let indexed = self.index.downloads_by_name()?;
+        let mut updated = 0;
+        let result = (|| {
+            for (name, downloads) in current {
+                if indexed.get(&name).is_some_and(|d| *d != downloads) {
+                    if let Some(doc) = self.source.search_doc(&name)? {
+                        self.index.upsert(&doc)?;
+                        updated += 1;
+                    }
+                }
+            }
+            if updated > 0 {
+                self.index.commit()?;
+            }
+            Ok(updated)
+        })();
+        if result.is_err() {
+            let _ = self.index.rollback();
+        }
+        result
     }
 
     /// Runs the tailer on its own thread: rebuilds first if the index needs
@@ -220,6 +273,7 @@ impl Tailer {
             .name("search-tailer".into())
             .spawn(move || {
                 let mut rebuilt = !self.index.needs_rebuild();
+                let mut downloads_at = Instant::now();
                 loop {
                     if !rebuilt {
                         match self.reindex() {
@@ -232,6 +286,12 @@ impl Tailer {
                     if rebuilt {
                         if let Err(e) = self.poll() {
                             tracing::warn!(error = %e, "search index update failed; retrying");
+                        }
+                        if downloads_at.elapsed() >= self.opts.downloads_interval {
+                            downloads_at = Instant::now();
+                            if let Err(e) = self.refresh_downloads() {
+                                tracing::warn!(error = %e, "search download counts not refreshed");
+                            }
                         }
                     }
                     match rx.recv_timeout(interval) {

@@ -560,7 +560,8 @@ struct FakeState {
     /// (change, visible)
     log: Vec<(Change, bool)>,
     tools: HashMap<String, SearchDoc>,
-    reads: usize,
+    /// The next `search_doc` fails (a database hiccup).
+    fail_next: bool,
 }
 
 impl FakeSource {
@@ -612,7 +613,9 @@ impl SearchSource for FakeSource {
     }
     fn search_doc(&self, tool_name: &str) -> Result<Option<SearchDoc>> {
         let mut s = self.state.lock().unwrap();
-        s.reads += 1;
+        if std::mem::take(&mut s.fail_next) {
+            return Err(SearchError::Source("connection reset".into()));
+        }
         // Only what is committed is visible: a tool whose latest change is
         // still invisible reads as before it (here: as absent if it never was).
         let visible = s.log.iter().any(|(c, v)| *v && c.tool == tool_name);
@@ -621,6 +624,13 @@ impl SearchSource for FakeSource {
         } else {
             None
         })
+    }
+    fn all_downloads(&self) -> Result<Vec<(String, u64)>> {
+        let s = self.state.lock().unwrap();
+        Ok(s.tools
+            .iter()
+            .map(|(n, d)| (n.clone(), d.downloads))
+            .collect())
     }
     fn all_tool_names(&self) -> Result<Vec<String>> {
         let mut names: Vec<String> = self.state.lock().unwrap().tools.keys().cloned().collect();
@@ -785,4 +795,48 @@ fn a_spawned_tailer_rebuilds_then_follows() {
     handle.nudge();
     wait(2);
     handle.stop();
+}
+
+#[test]
+fn a_failed_poll_is_retried_in_full() {
+    let source = Arc::new(FakeSource::default());
+    let index = Arc::new(SearchIndex::in_memory().unwrap());
+    let mut t = tailer(index.clone(), source.clone());
+    source.publish(doc("alpha-tool", "First."));
+    source.publish(doc("beta-tool", "Second."));
+    source.state.lock().unwrap().fail_next = true;
+    assert!(t.poll().is_err());
+    assert_eq!(index.num_tools(), 0, "nothing half-applied");
+    assert_eq!(index.applied_seq(), None);
+    assert_eq!(t.poll().unwrap(), 2);
+    assert_eq!(index.num_tools(), 2);
+    assert_eq!(index.applied_seq(), Some(2));
+}
+
+#[test]
+fn download_counts_are_refreshed_without_a_change() {
+    let source = Arc::new(FakeSource::default());
+    let index = Arc::new(SearchIndex::in_memory().unwrap());
+    let mut t = tailer(index.clone(), source.clone());
+    source.publish(doc("alpha-tool", "First."));
+    source.publish(doc("beta-tool", "Second."));
+    t.poll().unwrap();
+    assert_eq!(t.refresh_downloads().unwrap(), 0);
+    source
+        .state
+        .lock()
+        .unwrap()
+        .tools
+        .get_mut("beta-tool")
+        .unwrap()
+        .downloads = 7;
+    assert_eq!(t.refresh_downloads().unwrap(), 1);
+    let p = SearchParams {
+        sort: Sort::Downloads,
+        ..SearchParams::default()
+    };
+    let r = index.query(&p).unwrap();
+    assert_eq!(names(&r), ["beta-tool", "alpha-tool"]);
+    assert_eq!(r.hits[0].downloads, 7);
+    assert_eq!(index.applied_seq(), Some(2), "the position is kept");
 }

@@ -1,0 +1,338 @@
+//! Search benchmark (issue 4, point 6) — not a timed test; run with
+//! `cargo bench -p toolreg-server --bench search` (BENCH_TOOLS=N to change
+//! the 100,000 default, BENCH_SECONDS for the HTTP phase).
+//!
+//! 1. N synthetic tools with realistic descriptions are written to a SQLite
+//!    registry database (tools + versions, as publish writes them).
+//! 2. `reindex` from that database: tools/s, and the index size on disk.
+//! 3. In-process query latency p50/p99 over a mix of queries (one word,
+//!    two words, prefix, typo, filters, empty query sorted by downloads) —
+//!    the server-side cost of a search page (top 20 + total + facets +
+//!    highlights), and pages/s on 2 threads.
+//! 4. The real HTTP server on loopback with 32 concurrent clients:
+//!    queries/s and client-side latency.
+
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use actix_web::web;
+use diesel::prelude::*;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use toolreg_server::app::{self, AppState};
+use toolreg_server::blobs::BlobStore;
+use toolreg_server::db::{Db, DbConnection};
+use toolreg_server::schema::{tools, users, versions};
+use toolreg_server::search::{SearchIndex, SearchParams, StoreSource};
+
+const SERVICES: &[&str] = &[
+    "slack", "github", "gitlab", "jira", "notion", "gmail", "outlook", "discord", "telegram", "twilio",
+    "stripe", "shopify", "hubspot", "salesforce", "zendesk", "postgres", "mysql", "redis", "mongo", "s3",
+    "dropbox", "drive", "calendar", "weather", "maps", "youtube", "spotify", "twitter", "reddit", "linear",
+    "asana", "trello", "airtable", "sheets", "docs", "figma", "sentry", "datadog", "pagerduty", "openai",
+];
+const VERBS: &[&str] = &[
+    "send", "get", "list", "create", "update", "delete", "search", "fetch", "post", "upload", "download",
+    "sync", "export", "import", "convert", "summarize", "translate", "analyze", "monitor", "notify",
+];
+const OBJECTS: &[&str] = &[
+    "message", "issue", "page", "email", "event", "file", "record", "contact", "ticket", "order",
+    "invoice", "report", "channel", "user", "repository", "comment", "task", "forecast", "playlist", "query",
+];
+const COMMON: &[&str] = &[
+    "the", "a", "to", "from", "with", "for", "and", "of", "in", "by", "using", "your", "an", "on", "or",
+    "data", "api", "account", "team", "workspace", "project", "results", "text", "json", "list",
+    "returns", "optional", "filter", "date", "status", "name", "id", "token", "access", "quickly",
+];
+const KEYWORDS: &[&str] = &[
+    "chat", "email", "crm", "devops", "database", "storage", "calendar", "weather", "finance", "ai",
+    "search", "productivity", "social", "monitoring", "analytics", "documents", "media", "git", "sales", "support",
+];
+const LICENSES: &[&str] = &["MIT", "Apache-2.0", "BSD-3-Clause", "MPL-2.0", "GPL-3.0-only", "ISC"];
+const EXECUTIONS: &[&str] = &["http", "http", "http", "schema", "schema", "prompt", "command", "function", "script"];
+const FORMATS: &[(&str, &str)] = &[("http", "matimo"), ("schema", "mcp"), ("prompt", "prompt"), ("command", "matimo"), ("function", "shinkai"), ("script", "matimo")];
+const TIERS: &[&str] = &["untrusted", "verified", "trusted"];
+
+/// A long tail of pseudo-words, so the vocabulary is realistic in size.
+fn tail_word(rng: &mut StdRng) -> String {
+    const SYL: &[&str] = &["ka", "lo", "mi", "ra", "te", "vo", "zu", "pen", "dor", "al", "ex", "ion", "ur", "sa", "ti"];
+    let n = rng.random_range(2..4);
+    (0..n).map(|_| SYL[rng.random_range(0..SYL.len())]).collect()
+}
+
+struct Tool {
+    name: String,
+    description: String,
+    keywords: Vec<String>,
+    license: String,
+    execution: String,
+    format: String,
+    tier: String,
+    downloads: i64,
+}
+
+fn pick<'a>(rng: &mut StdRng, xs: &[&'a str]) -> &'a str {
+    // Skewed: earlier entries are more frequent, like real registries.
+    let r: f64 = rng.random();
+    xs[((r * r) * xs.len() as f64) as usize % xs.len()]
+}
+
+fn synthetic(n: usize) -> Vec<Tool> {
+    let mut rng = StdRng::seed_from_u64(42);
+    (0..n)
+        .map(|i| {
+            let (s, v, o) = (pick(&mut rng, SERVICES), pick(&mut rng, VERBS), pick(&mut rng, OBJECTS));
+            let name = format!("{s}-{v}-{o}-{i}");
+            let mut words = vec![format!("{}{} a {o} {}", v[..1].to_uppercase(), &v[1..], if rng.random_bool(0.5) { "in" } else { "with" }), s.to_string()];
+            for _ in 0..rng.random_range(12..28) {
+                let w = if rng.random_bool(0.6) {
+                    pick(&mut rng, COMMON).to_string()
+                } else if rng.random_bool(0.5) {
+                    let list = if rng.random_bool(0.5) { OBJECTS } else { VERBS };
+                    pick(&mut rng, list).to_string()
+                } else {
+                    tail_word(&mut rng)
+                };
+                words.push(w);
+            }
+            let execution = pick(&mut rng, EXECUTIONS).to_string();
+            let format = FORMATS.iter().find(|(e, _)| *e == execution).map(|(_, f)| f.to_string()).unwrap_or_default();
+            Tool {
+                name,
+                description: format!("{}.", words.join(" ")),
+                keywords: (0..rng.random_range(1..4)).map(|_| pick(&mut rng, KEYWORDS).to_string()).collect(),
+                license: pick(&mut rng, LICENSES).to_string(),
+                execution,
+                format,
+                tier: pick(&mut rng, TIERS).to_string(),
+                downloads: (rng.random::<f64>().powi(4) * 100_000.0) as i64,
+            }
+        })
+        .collect()
+}
+
+fn fill_database(db: &Db, tools_in: &[Tool]) {
+    let mut pooled = db.conn().expect("conn");
+    let DbConnection::Sqlite(conn) = &mut *pooled else {
+        panic!("the benchmark database is SQLite");
+    };
+    let at = chrono::DateTime::from_timestamp(1_760_000_000, 0).expect("time").naive_utc();
+    diesel::insert_into(users::table)
+        .values((users::id.eq(1i64), users::login.eq("bench"), users::tier.eq("trusted"), users::is_admin.eq(false), users::created_at.eq(at)))
+        .execute(conn)
+        .expect("user");
+    for (chunk_no, chunk) in tools_in.chunks(1000).enumerate() {
+        conn.transaction::<_, diesel::result::Error, _>(|conn| {
+            let base = chunk_no * 1000;
+            let rows: Vec<_> = chunk
+                .iter()
+                .enumerate()
+                .map(|(j, t)| {
+                    let id = (base + j + 1) as i64;
+                    (
+                        tools::id.eq(id),
+                        tools::name.eq(t.name.clone()),
+                        tools::normalized_name.eq(t.name.clone()),
+                        tools::created_at.eq(at),
+                        tools::updated_at.eq(at + chrono::TimeDelta::seconds(id)),
+                        tools::downloads.eq(t.downloads),
+                    )
+                })
+                .collect();
+            for part in rows.chunks(200) {
+                diesel::insert_into(tools::table).values(part).execute(conn)?;
+            }
+            let rows: Vec<_> = chunk
+                .iter()
+                .enumerate()
+                .map(|(j, t)| {
+                    let id = (base + j + 1) as i64;
+                    let manifest = serde_json::json!({"description": t.description, "keywords": t.keywords, "license": t.license, "title": null}).to_string();
+                    (
+                        versions::tool_id.eq(id),
+                        versions::version.eq("1.0.0"),
+                        versions::version_key.eq("1.0.0"),
+                        versions::sha256.eq(format!("{id:064x}")),
+                        versions::size.eq(1000i64),
+                        versions::format.eq(t.format.clone()),
+                        versions::execution.eq(t.execution.clone()),
+                        versions::manifest.eq(manifest),
+                        versions::definition_file.eq("definition.yaml"),
+                        versions::definition.eq(""),
+                        versions::publisher_id.eq(1i64),
+                        versions::publisher_tier.eq(t.tier.clone()),
+                        versions::downloads.eq(t.downloads),
+                        versions::published_at.eq(at),
+                    )
+                })
+                .collect();
+            for part in rows.chunks(200) {
+                diesel::insert_into(versions::table).values(part).execute(conn)?;
+            }
+            Ok(())
+        })
+        .expect("insert tools");
+    }
+}
+
+fn dir_size(path: &std::path::Path) -> u64 {
+    std::fs::read_dir(path)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| {
+                    let p = e.path();
+                    if p.is_dir() { dir_size(&p) } else { e.metadata().map(|m| m.len()).unwrap_or(0) }
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn query_mix() -> Vec<(&'static str, SearchParams)> {
+    let q = |s: &str| SearchParams::q(s);
+    vec![
+        ("one common word", q("slack")),
+        ("one rare word", q("playlist")),
+        ("two words", q("send message")),
+        ("three words", q("create jira ticket")),
+        ("prefix", q("calen")),
+        ("typo", q("forcast")),
+        ("word + filters", SearchParams { license: Some("MIT".into()), execution: Some(toolreg_core::ExecutionKind::Http), ..q("github") }),
+        ("keyword filter only", SearchParams { keyword: Some("finance".into()), ..SearchParams::default() }),
+        ("everything by downloads", SearchParams { sort: toolreg_server::search::Sort::Downloads, ..SearchParams::default() }),
+    ]
+}
+
+fn main() {
+    let n: usize = std::env::var("BENCH_TOOLS").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
+    let seconds: u64 = std::env::var("BENCH_SECONDS").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
+    let tmp = tempfile::tempdir().expect("tempdir");
+    println!("search benchmark: {n} synthetic tools, {} CPUs", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+
+    let start = Instant::now();
+    let tools_in = synthetic(n);
+    let db = Db::connect(&format!("sqlite://{}", tmp.path().join("toolreg.db").display())).expect("db");
+    db.migrate().expect("migrate");
+    fill_database(&db, &tools_in);
+    println!("  database filled in {:.1?}", start.elapsed());
+    drop(tools_in);
+
+    // Rebuild from the database.
+    let index_dir = tmp.path().join("index");
+    let start = Instant::now();
+    let count = toolreg_server::search::reindex(&index_dir, Arc::new(StoreSource::new(db.clone()))).expect("reindex");
+    let took = start.elapsed();
+    println!("  reindex from the database: {count} tools in {took:.2?} = {:.0} tools/s", count as f64 / took.as_secs_f64());
+    println!("  index size on disk: {:.1} MiB", dir_size(&index_dir) as f64 / (1024.0 * 1024.0));
+
+    // In-process, server-side latency.
+    let index = Arc::new(SearchIndex::open(&index_dir).expect("open"));
+    let mix = query_mix();
+    for (_, p) in &mix {
+        index.query(p).expect("warm up");
+    }
+    let mut all = vec![];
+    println!("  in-process page (top 20 + total + facets + highlights), 200 runs each:");
+    for (label, p) in &mix {
+        let mut lat = vec![];
+        let mut total = 0;
+        for _ in 0..200 {
+            let t = Instant::now();
+            total = index.query(p).expect("query").total;
+            lat.push(t.elapsed());
+        }
+        lat.sort();
+        println!("    {label:<24} {total:>6} hits  p50 {:>9.3?}  p99 {:>9.3?}", percentile(&lat, 0.5), percentile(&lat, 0.99));
+        all.extend(lat);
+    }
+    all.sort();
+    println!("    all queries: p50 {:.3?}  p99 {:.3?}", percentile(&all, 0.5), percentile(&all, 0.99));
+    let threads = 2;
+    let done = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            let (index, done, stop, mix) = (index.clone(), done.clone(), stop.clone(), query_mix());
+            std::thread::spawn(move || {
+                let mut i = t;
+                while !stop.load(Ordering::Relaxed) {
+                    index.query(&mix[i % mix.len()].1).expect("query");
+                    done.fetch_add(1, Ordering::Relaxed);
+                    i += 1;
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(3));
+    stop.store(true, Ordering::Relaxed);
+    for h in handles {
+        let _ = h.join();
+    }
+    println!("    {threads} threads in-process: {:.0} pages/s", done.load(Ordering::Relaxed) as f64 / 3.0);
+    drop(index);
+
+    // The HTTP server with 32 concurrent clients.
+    let blobs = BlobStore::open(&format!("file://{}", tmp.path().join("objects").display())).expect("blobs");
+    let state = web::Data::new(AppState::new(db.clone(), blobs, toolreg_core::Policy::default()));
+    state.search.start(&index_dir, Arc::new(StoreSource::new(db))).expect("start search");
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let server_state = state.clone();
+    std::thread::spawn(move || {
+        actix_web::rt::System::new().block_on(async move {
+            let server = app::server(server_state, listener, Some(2)).expect("server");
+            let _ = server.await;
+        })
+    });
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let queries = ["q=slack", "q=playlist", "q=send%20message", "q=create%20jira%20ticket", "q=calen", "q=forcast", "q=github&license=MIT&execution=http", "keyword=finance", "sort=downloads"];
+    let (count, mut lat) = rt.block_on(async move {
+        let client = reqwest::Client::new();
+        // Wait for the server.
+        for _ in 0..100 {
+            if client.get(format!("{url}/api/v1/search?q=x")).send().await.is_ok_and(|r| r.status() == 200) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let end = Instant::now() + Duration::from_secs(seconds);
+        let tasks: Vec<_> = (0..32)
+            .map(|c| {
+                let (client, url) = (client.clone(), url.clone());
+                tokio::spawn(async move {
+                    let mut lat = vec![];
+                    let mut i = c;
+                    while Instant::now() < end {
+                        let t = Instant::now();
+                        let res = client.get(format!("{url}/api/v1/search?{}", queries[i % queries.len()])).send().await.expect("request");
+                        assert_eq!(res.status(), 200);
+                        let _ = res.bytes().await.expect("body");
+                        lat.push(t.elapsed());
+                        i += 1;
+                    }
+                    lat
+                })
+            })
+            .collect();
+        let mut lat = vec![];
+        for t in tasks {
+            lat.extend(t.await.expect("client task"));
+        }
+        (lat.len(), lat)
+    });
+    lat.sort();
+    println!(
+        "  HTTP, 32 concurrent clients, {seconds} s (clients share the 2 cores): {:.0} queries/s, client-side p50 {:.2?} p99 {:.2?}",
+        count as f64 / seconds as f64,
+        percentile(&lat, 0.5),
+        percentile(&lat, 0.99)
+    );
+    state.search.stop();
+}
