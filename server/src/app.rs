@@ -65,9 +65,30 @@ impl AppState {
 #[derive(OpenApi)]
 #[openapi(
     info(title = "toolreg", description = "The toolreg registry API: publish, fetch, resolve and manage AI-agent tool bundles."),
-    components(schemas(crate::error::ProblemBody))
+    components(schemas(crate::error::ProblemBody)),
+    modifiers(&BearerAuth)
 )]
 struct ApiDoc;
+
+/// Declares the `bearer` security scheme the authenticated routes name.
+struct BearerAuth;
+
+impl utoipa::Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("trg_ token")
+                    .description(Some("An API token: `Authorization: Bearer trg_...`"))
+                    .build(),
+            ),
+        );
+    }
+}
 
 /// Register every route. Routes are matched in this order, so fixed path
 /// segments (`/owners`) come before `{version}`. Add new route modules here.
