@@ -474,6 +474,24 @@ async fn demotion_blocks_and_promotion_unblocks(app: TestApp) {
         assert_open(&app, name, version).await;
     }
     let hit = eventually_in_search(&app, "fn-tool", |h| h["blocked"] == true).await;
+    // The web index shows it too: the version page and the search results.
+    let page = app
+        .get("/tools/fn-tool/1.0.0")
+        .await
+        .text()
+        .await
+        .expect("page");
+    assert!(
+        page.contains("This version is blocked.") && page.contains("is now"),
+        "{page}"
+    );
+    let results = app
+        .get("/?q=fn-tool")
+        .await
+        .text()
+        .await
+        .expect("results page");
+    assert!(results.contains("status-blocked"), "{results}");
     assert!(
         hit["blocked_reason"]
             .as_str()
@@ -599,6 +617,13 @@ async fn demotion_blocks_and_promotion_unblocks(app: TestApp) {
     assert_eq!(r["version"], "1.0.0");
     let hit = eventually_in_search(&app, "fn-tool", |h| h["blocked"] == false).await;
     assert_eq!(hit["blocked_reason"], Value::Null, "{hit:#}");
+    let page = app
+        .get("/tools/fn-tool/1.0.0")
+        .await
+        .text()
+        .await
+        .expect("page");
+    assert!(!page.contains("This version is blocked."), "{page}");
     let log = change_log(&app).await;
     let kinds: Vec<_> = log[log.len() - 2..]
         .iter()
