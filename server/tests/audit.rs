@@ -108,6 +108,33 @@ async fn admins_only_and_bad_pages(app: TestApp) {
             "{query}: {detail}"
         );
     }
+    // Both admin routes are in the OpenAPI document, with their answer shapes.
+    let api: Value = app
+        .get("/api/openapi.json")
+        .await
+        .json()
+        .await
+        .expect("openapi");
+    for (path, method) in [
+        ("/api/v1/audit", "get"),
+        ("/api/v1/publishers/{login}/tier", "put"),
+    ] {
+        assert!(
+            api["paths"][path][method].is_object(),
+            "{path} {method} missing from OpenAPI"
+        );
+    }
+    for schema in [
+        "AuditPage",
+        "EncodableAuditEntry",
+        "TierChanged",
+        "VersionRef",
+    ] {
+        assert!(
+            api["components"]["schemas"][schema].is_object(),
+            "schema {schema} missing from OpenAPI"
+        );
+    }
     let body = audit(&app, &admin, "").await;
     assert_eq!(
         (
