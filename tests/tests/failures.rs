@@ -239,8 +239,26 @@ fn a_download_that_does_not_match_the_locked_sha256_is_never_unpacked() {
     use sha2::Digest;
     let good_sha = hex::encode(sha2::Sha256::digest(&good_bytes));
     let announced = good_sha.clone();
+    // The impostor keeps an honest transparency log of the digest it announces
+    // (so `add` accepts the pin); only the bytes it serves are wrong.
+    let signer = toolreg_core::tlog::Signer::from_seed("fake.registry/log", [7u8; 32]).unwrap();
+    let record = toolreg_core::tlog::record("get-weather", "1.0.0", &good_sha);
+    let checkpoint = toolreg_core::tlog::Checkpoint {
+        origin: "fake.registry/log".into(),
+        size: 1,
+        root: toolreg_core::tlog::leaf_hash(record.as_bytes()),
+    }
+    .sign(&signer)
+    .unwrap();
+    let log_key = signer.verifier_key();
     let fake = FakeRegistry::start(move |_, path| {
-        if path.starts_with("/api/v1/resolve/get-weather") {
+        if path == "/api/v1/log/key" {
+            Reply::bytes(log_key.clone().into_bytes())
+        } else if path == "/api/v1/log/checkpoint" {
+            Reply::bytes(checkpoint.clone().into_bytes())
+        } else if path.starts_with("/api/v1/log/proof/get-weather/1.0.0") {
+            Reply::json(200, json!({"index": 0, "size": 1, "record": record, "proof": []}))
+        } else if path.starts_with("/api/v1/resolve/get-weather") {
             Reply::json(
                 200,
                 json!({"name": "get-weather", "version": "1.0.0", "sha256": announced,
