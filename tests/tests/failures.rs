@@ -257,7 +257,10 @@ fn a_download_that_does_not_match_the_locked_sha256_is_never_unpacked() {
         } else if path == "/api/v1/log/checkpoint" {
             Reply::bytes(checkpoint.clone().into_bytes())
         } else if path.starts_with("/api/v1/log/proof/get-weather/1.0.0") {
-            Reply::json(200, json!({"index": 0, "size": 1, "record": record, "proof": []}))
+            Reply::json(
+                200,
+                json!({"index": 0, "size": 1, "record": record, "proof": []}),
+            )
         } else if path.starts_with("/api/v1/resolve/get-weather") {
             Reply::json(
                 200,
