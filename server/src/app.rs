@@ -149,6 +149,10 @@ pub fn server(
             .wrap(from_fn(crate::metrics::track))
     })
     .shutdown_timeout(30)
+    // A streamed download writes headers and body separately; without
+    // TCP_NODELAY, Nagle's algorithm holds the body back until the client's
+    // delayed ACK (~40 ms per download on keep-alive connections).
+    .tcp_nodelay(true)
     .listen(listener)?;
     if let Some(n) = workers {
         server = server.workers(n.max(1));
