@@ -196,8 +196,10 @@ pub fn to_matimo(tool: &Tool) -> Result<Value, Error> {
     out.insert("name".into(), json!(tool.call_name));
     out.insert("version".into(), json!(tool.version.to_string()));
     out.insert("description".into(), json!(tool.description));
-    if let Some(true) = tool.hints.requires_approval {
-        out.insert("requires_approval".into(), json!(true));
+    // An explicit `requires_approval: false` is kept too, so the export
+    // reads back as the same model.
+    if let Some(approval) = tool.hints.requires_approval {
+        out.insert("requires_approval".into(), json!(approval));
     }
 
     // Parameters: JSON Schema object → Matimo map with `required: bool`.
