@@ -330,8 +330,8 @@ def table(rows, nginx, meta):
         lines.append("")
         for r in rows:
             lines.append(
-                f"- {r['backend']}, {r['n']:,} tools: metadata = {r['metadata_rps'] / nginx['download_rps']:.2f}× nginx, "
-                f"download = {r['download_rps'] / nginx['download_rps']:.2f}× nginx; search index caught up "
+                f"- {r['backend']}, {r['n']:,} tools: metadata = {r['metadata_rps'] / nginx['download_rps']:.3f}× nginx, "
+                f"download = {r['download_rps'] / nginx['download_rps']:.3f}× nginx; search index caught up "
                 f"{r['index_catch_up_s']:.1f} s after the last publish; RSS right after a restart "
                 f"{r['rss_restart_mib']:.1f} MiB.")
     return "\n".join(lines) + "\n"
