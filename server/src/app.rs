@@ -46,7 +46,9 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(db: Db, blobs: BlobStore, policy: Policy) -> AppState {
-        let openapi_json = openapi().to_pretty_json().unwrap_or_else(|_| "{}".to_string());
+        let openapi_json = openapi()
+            .to_pretty_json()
+            .unwrap_or_else(|_| "{}".to_string());
         AppState {
             db,
             blobs,
@@ -123,7 +125,11 @@ pub fn configure(cfg: &mut ServiceConfig) {
 
 /// The OpenAPI 3 document covering every route registered by [`configure`].
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    let (_, api) = App::new().into_utoipa_app().openapi(ApiDoc::openapi()).configure(configure).split_for_parts();
+    let (_, api) = App::new()
+        .into_utoipa_app()
+        .openapi(ApiDoc::openapi())
+        .configure(configure)
+        .split_for_parts();
     api
 }
 
@@ -139,7 +145,11 @@ pub fn server(
         App::new()
             .into_utoipa_app()
             .app_data(state.clone())
-            .app_data(web::JsonConfig::default().limit(64 * 1024).error_handler(json_error_handler))
+            .app_data(
+                web::JsonConfig::default()
+                    .limit(64 * 1024)
+                    .error_handler(json_error_handler),
+            )
             .app_data(web::QueryConfig::default().error_handler(query_error_handler))
             .app_data(web::PathConfig::default().error_handler(path_error_handler))
             .configure(configure)

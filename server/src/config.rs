@@ -12,7 +12,11 @@ use crate::rate_limit::RateLimit;
 
 /// The toolreg registry server.
 #[derive(Debug, Parser)]
-#[command(name = "toolreg-server", version, about = "The toolreg registry server")]
+#[command(
+    name = "toolreg-server",
+    version,
+    about = "The toolreg registry server"
+)]
 pub struct Cli {
     #[command(flatten)]
     pub store: StoreOptions,
@@ -26,7 +30,12 @@ pub struct Cli {
 #[derive(Debug, Clone, Args)]
 pub struct StoreOptions {
     /// Data directory: default home of the SQLite database, the blob store and the search index.
-    #[arg(long = "data", env = "TOOLREG_DATA_DIR", default_value = "./data", global = true)]
+    #[arg(
+        long = "data",
+        env = "TOOLREG_DATA_DIR",
+        default_value = "./data",
+        global = true
+    )]
     pub data_dir: PathBuf,
     /// Database: `sqlite://PATH` or `postgres://...` (default `sqlite://<data>/toolreg.db`).
     #[arg(long, env = "TOOLREG_DATABASE_URL", global = true)]
@@ -80,7 +89,12 @@ pub enum Command {
 #[derive(Debug, Clone, Args)]
 pub struct ServeOptions {
     /// Address to listen on.
-    #[arg(long, env = "TOOLREG_LISTEN", default_value = "127.0.0.1:8080", global = true)]
+    #[arg(
+        long,
+        env = "TOOLREG_LISTEN",
+        default_value = "127.0.0.1:8080",
+        global = true
+    )]
     pub listen: SocketAddr,
     /// Tier overrides per execution kind, e.g. `function=trusted,command=verified`.
     #[arg(long, env = "TOOLREG_POLICY", default_value = "", value_parser = parse_policy, global = true)]

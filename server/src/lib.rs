@@ -31,28 +31,36 @@ pub fn run(cli: Cli) -> ExitCode {
     let command = cli.command.unwrap_or(Command::Serve);
     let result = actix_web::rt::System::new().block_on(async move {
         match command {
-            Command::Serve => ops::serve(&cli.store, &cli.serve).await.map(|_| ExitCode::SUCCESS),
+            Command::Serve => ops::serve(&cli.store, &cli.serve)
+                .await
+                .map(|_| ExitCode::SUCCESS),
             Command::Migrate => ops::open_db(&cli.store).map(|_| ExitCode::SUCCESS),
             Command::Admin(AdminCommand::CreateUser { login, tier, admin }) => {
-                ops::create_user(&cli.store, &login, tier, admin).await.map(|secret| {
-                    println!("{secret}");
-                    ExitCode::SUCCESS
-                })
+                ops::create_user(&cli.store, &login, tier, admin)
+                    .await
+                    .map(|secret| {
+                        println!("{secret}");
+                        ExitCode::SUCCESS
+                    })
             }
             Command::Admin(AdminCommand::SetTier { login, tier }) => {
-                ops::set_tier(&cli.store, &cli.serve.policy, &login, tier).await.map(|change| {
-                    println!("{}: {} -> {}", change.login, change.from, change.to);
-                    for v in &change.blocked {
-                        println!("blocked {} {}", v.name, v.version);
-                    }
-                    for v in &change.unblocked {
-                        println!("unblocked {} {}", v.name, v.version);
-                    }
-                    ExitCode::SUCCESS
-                })
+                ops::set_tier(&cli.store, &cli.serve.policy, &login, tier)
+                    .await
+                    .map(|change| {
+                        println!("{}: {} -> {}", change.login, change.from, change.to);
+                        for v in &change.blocked {
+                            println!("blocked {} {}", v.name, v.version);
+                        }
+                        for v in &change.unblocked {
+                            println!("unblocked {} {}", v.name, v.version);
+                        }
+                        ExitCode::SUCCESS
+                    })
             }
             Command::Verify => ops::verify(&cli.store).await,
-            Command::Gc(opts) => ops::gc(&cli.store, opts.min_age()).await.map(|_| ExitCode::SUCCESS),
+            Command::Gc(opts) => ops::gc(&cli.store, opts.min_age())
+                .await
+                .map(|_| ExitCode::SUCCESS),
             Command::Reindex { index } => search::reindex_command(&cli.store, index.as_deref()),
         }
     });
@@ -73,5 +81,8 @@ fn finish(result: AppResult<ExitCode>) -> ExitCode {
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }

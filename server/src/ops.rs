@@ -52,7 +52,10 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     state.log = crate::transparency::LogService::new(signer);
     let backfilled = state.db.write(crate::transparency::store::backfill).await?;
     if backfilled > 0 {
-        tracing::info!(records = backfilled, "appended log records for versions published before the log existed");
+        tracing::info!(
+            records = backfilled,
+            "appended log records for versions published before the log existed"
+        );
     }
     let state = web::Data::new(state);
     crate::search::start_for(&state, store)?;
@@ -60,7 +63,8 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
         .map_err(|e| internal(format!("cannot listen on {}: {e}", opts.listen)))?;
     let addr = listener.local_addr().map_err(|e| internal(e.to_string()))?;
     tracing::info!(%addr, database = %redact(&store.database_url()), storage = %store.storage_url(), "toolreg-server listening");
-    let server = app::server(state.clone(), listener, opts.workers).map_err(|e| internal(e.to_string()))?;
+    let server =
+        app::server(state.clone(), listener, opts.workers).map_err(|e| internal(e.to_string()))?;
     app::spawn_download_flusher(state.clone());
     let result = server.await;
     if let Err(e) = state.downloads.flush(&state.db).await {
@@ -82,7 +86,12 @@ fn redact(url: &str) -> String {
 }
 
 /// `admin create-user`: the user and a first token with every scope; returns the secret.
-pub async fn create_user(store: &StoreOptions, login: &str, tier: Tier, admin: bool) -> AppResult<String> {
+pub async fn create_user(
+    store: &StoreOptions,
+    login: &str,
+    tier: Tier,
+    admin: bool,
+) -> AppResult<String> {
     let db = open_db(store)?;
     let login = login.to_string();
     web::block(move || {
@@ -96,7 +105,8 @@ pub async fn create_user(store: &StoreOptions, login: &str, tier: Tier, admin: b
             let mut audit = NewAudit::new("token_create");
             audit.actor = Some(&user.login);
             audit.token_id = Some(created.token.id);
-            audit.detail = json!({"name": created.token.name, "scopes": created.token.scopes, "agent": false});
+            audit.detail =
+                json!({"name": created.token.name, "scopes": created.token.scopes, "agent": false});
             audit.insert(conn)?;
             Ok(created.secret)
         })
@@ -107,12 +117,21 @@ pub async fn create_user(store: &StoreOptions, login: &str, tier: Tier, admin: b
 /// `admin set-tier`: change a publisher's tier through the same model
 /// function as `PUT /api/v1/publishers/{login}/tier` (blocks, unblocks and
 /// audit entries included), with this process's `--policy`.
-pub async fn set_tier(store: &StoreOptions, policy: &Policy, login: &str, tier: Tier) -> AppResult<TierChange> {
+pub async fn set_tier(
+    store: &StoreOptions,
+    policy: &Policy,
+    login: &str,
+    tier: Tier,
+) -> AppResult<TierChange> {
     let db = open_db(store)?;
     let (login, policy) = (login.to_string(), policy.clone());
     web::block(move || {
         db.write_blocking(|conn| {
-            let actor = Actor { login: None, token_id: None, via: "admin-cli" };
+            let actor = Actor {
+                login: None,
+                token_id: None,
+                via: "admin-cli",
+            };
             crate::models::tier::set_tier(conn, &policy, &login, tier, actor)
         })
     })
@@ -175,7 +194,10 @@ pub async fn verify(store: &StoreOptions) -> AppResult<ExitCode> {
     }
     bad += log_problems.len();
     if bad == 0 {
-        eprintln!("verified {} versions: every blob is present and matches its digest", rows.len());
+        eprintln!(
+            "verified {} versions: every blob is present and matches its digest",
+            rows.len()
+        );
         Ok(ExitCode::SUCCESS)
     } else {
         eprintln!("{bad} of {} versions failed verification", rows.len());
@@ -190,7 +212,8 @@ pub async fn gc(store: &StoreOptions, min_age: Duration) -> AppResult<()> {
     let db = open_db(store)?;
     let blobs = BlobStore::open(&store.storage_url())?;
     let cutoff = chrono::Utc::now()
-        - chrono::TimeDelta::from_std(min_age).map_err(|e| internal(format!("--min-age is too large: {e}")))?;
+        - chrono::TimeDelta::from_std(min_age)
+            .map_err(|e| internal(format!("--min-age is too large: {e}")))?;
     let (mut deleted, mut kept) = (0usize, 0usize);
     for meta in blobs.list_bundles().await? {
         let Some(digest) = blobs::digest_of(&meta.location).map(str::to_string) else {
@@ -200,7 +223,9 @@ pub async fn gc(store: &StoreOptions, min_age: Duration) -> AppResult<()> {
             kept += 1;
             continue;
         }
-        let referenced = db.read(move |conn| VersionRow::digest_referenced(conn, &digest)).await?;
+        let referenced = db
+            .read(move |conn| VersionRow::digest_referenced(conn, &digest))
+            .await?;
         if referenced {
             kept += 1;
         } else {

@@ -21,7 +21,11 @@ pub struct EncodableProblem {
 
 impl From<&toolreg_core::Problem> for EncodableProblem {
     fn from(p: &toolreg_core::Problem) -> Self {
-        EncodableProblem { path: p.path.clone(), message: p.message.clone(), fix: p.fix.clone() }
+        EncodableProblem {
+            path: p.path.clone(),
+            message: p.message.clone(),
+            fix: p.fix.clone(),
+        }
     }
 }
 
@@ -172,7 +176,11 @@ impl From<&crate::models::Token> for EncodableToken {
         EncodableToken {
             id: t.id,
             name: t.name.clone(),
-            scopes: t.scopes().into_iter().map(|s| s.as_str().to_string()).collect(),
+            scopes: t
+                .scopes()
+                .into_iter()
+                .map(|s| s.as_str().to_string())
+                .collect(),
             agent: t.agent,
             expires_at: t.expires_at.as_ref().map(rfc3339),
             created_at: rfc3339(&t.created_at),

@@ -49,7 +49,7 @@ async fn owner_yanks_and_unyanks(app: TestApp) {
     let kinds = app
         .state
         .db
-        .read(|conn| Ok(toolreg_server::models::change::Change::since(conn, 0, 100)?))
+        .read(|conn| toolreg_server::models::change::Change::since(conn, 0, 100))
         .await
         .unwrap()
         .into_iter()

@@ -36,7 +36,12 @@ fn not_modified(req: &HttpRequest, sha256: &str) -> bool {
 /// `If-None-Match`, else the bytes streamed from storage with the digest
 /// headers — or, with `--redirect-downloads`, a 307 to a short-lived
 /// presigned S3 URL carrying the same digest headers. Counts the download.
-pub async fn serve_bundle(state: &AppState, req: &HttpRequest, tool_id: i64, v: &VersionRow) -> AppResult<HttpResponse> {
+pub async fn serve_bundle(
+    state: &AppState,
+    req: &HttpRequest,
+    tool_id: i64,
+    v: &VersionRow,
+) -> AppResult<HttpResponse> {
     if v.blocked {
         return Err(AppError::Blocked(blocked_message(v)));
     }
@@ -48,7 +53,11 @@ pub async fn serve_bundle(state: &AppState, req: &HttpRequest, tool_id: i64, v: 
             .finish());
     }
     if let Some(lifetime) = state.redirect_downloads {
-        if let Some(url) = state.blobs.presigned_bundle_url(&v.sha256, lifetime).await? {
+        if let Some(url) = state
+            .blobs
+            .presigned_bundle_url(&v.sha256, lifetime)
+            .await?
+        {
             state.downloads.count(tool_id, v.id);
             state.metrics.download();
             return Ok(HttpResponse::TemporaryRedirect()
@@ -60,11 +69,12 @@ pub async fn serve_bundle(state: &AppState, req: &HttpRequest, tool_id: i64, v: 
                 .finish());
         }
     }
-    let stream = state
-        .blobs
-        .get_bundle(&v.sha256)
-        .await?
-        .ok_or_else(|| internal(format!("the blob of version {} (sha256 {}) is missing from storage", v.version, v.sha256)))?;
+    let stream = state.blobs.get_bundle(&v.sha256).await?.ok_or_else(|| {
+        internal(format!(
+            "the blob of version {} (sha256 {}) is missing from storage",
+            v.version, v.sha256
+        ))
+    })?;
     state.downloads.count(tool_id, v.id);
     state.metrics.download();
     let size = u64::try_from(v.size).unwrap_or_default();

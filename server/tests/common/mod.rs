@@ -263,7 +263,8 @@ impl TestApp {
 impl Drop for TestApp {
     fn drop(&mut self) {
         // Stop the server (best effort; the System ends with the test anyway).
-        let _ = self.handle.stop(false);
+        // `stop` sends the command at once; the returned future only waits for it.
+        let _stopping = self.handle.stop(false);
         if let Some(name) = &self.pg_database {
             if let Ok(mut conn) = diesel::PgConnection::establish(PG_ADMIN_URL) {
                 let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))

@@ -8,13 +8,18 @@ use crate::app::AppState;
 use crate::error::{AppResult, ProblemBody};
 use crate::models::version::list_for_tool;
 use crate::models::{owner, ToolRow, User, VersionRow};
-use crate::views::{rfc3339, EncodablePublisher, EncodableTool, EncodableVersion, EncodableVersionSummary};
+use crate::views::{
+    rfc3339, EncodablePublisher, EncodableTool, EncodableVersion, EncodableVersionSummary,
+};
 
 /// The tool summary: fields of its latest version, owners, downloads and every version.
 #[utoipa::path(tag = "tools", params(("name" = String, Path, description = "registry name (matched in normalized form)")),
     responses((status = 200, body = EncodableTool), (status = 404, body = ProblemBody)))]
 #[get("/api/v1/tools/{name}")]
-pub async fn show_tool(state: web::Data<AppState>, path: web::Path<String>) -> AppResult<web::Json<EncodableTool>> {
+pub async fn show_tool(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> AppResult<web::Json<EncodableTool>> {
     let name = path.into_inner();
     let view = state
         .db
@@ -32,18 +37,34 @@ pub async fn show_tool(state: web::Data<AppState>, path: web::Path<String>) -> A
                 Some(id) => {
                     use crate::schema::versions;
                     use diesel::prelude::*;
-                    let text: String = versions::table.find(id).select(versions::manifest).first(conn)?;
+                    let text: String = versions::table
+                        .find(id)
+                        .select(versions::manifest)
+                        .first(conn)?;
                     serde_json::from_str::<Value>(&text).unwrap_or(Value::Null)
                 }
                 None => Value::Null,
             };
-            let text = |key: &str| manifest.get(key).and_then(Value::as_str).map(str::to_string);
+            let text = |key: &str| {
+                manifest
+                    .get(key)
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            };
             let keywords = manifest
                 .get("keywords")
                 .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
                 .unwrap_or_default();
-            let latest_row = versions.iter().find(|(v, _)| Some(v.id) == latest).map(|(v, _)| v);
+            let latest_row = versions
+                .iter()
+                .find(|(v, _)| Some(v.id) == latest)
+                .map(|(v, _)| v);
             Ok(EncodableTool {
                 name: tool.name.clone(),
                 call_name: text("call_name"),
@@ -84,14 +105,20 @@ pub async fn show_tool(state: web::Data<AppState>, path: web::Path<String>) -> A
 
 /// An owner or publisher as shown in the API.
 pub fn publisher(user: &User) -> EncodablePublisher {
-    EncodablePublisher { login: user.login.clone(), tier: user.tier().to_string() }
+    EncodablePublisher {
+        login: user.login.clone(),
+        tier: user.tier().to_string(),
+    }
 }
 
 /// One version: canonical manifest, original definition, README, digest, publisher and tier.
 #[utoipa::path(tag = "tools", params(("name" = String, Path), ("version" = String, Path, description = "exact SemVer version")),
     responses((status = 200, body = EncodableVersion), (status = 404, body = ProblemBody)))]
 #[get("/api/v1/tools/{name}/{version}")]
-pub async fn show_version(state: web::Data<AppState>, path: web::Path<(String, String)>) -> AppResult<web::Json<EncodableVersion>> {
+pub async fn show_version(
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> AppResult<web::Json<EncodableVersion>> {
     let (name, version) = path.into_inner();
     let view = state
         .db
@@ -113,7 +140,10 @@ pub async fn show_version(state: web::Data<AppState>, path: web::Path<(String, S
                 published_at: rfc3339(&v.published_at),
                 downloads: v.downloads,
                 // The tier the version was published with.
-                publisher: EncodablePublisher { login: user.login, tier: v.publisher_tier },
+                publisher: EncodablePublisher {
+                    login: user.login,
+                    tier: v.publisher_tier,
+                },
                 manifest: serde_json::from_str(&v.manifest).unwrap_or(Value::Null),
                 definition_file: v.definition_file,
                 definition: v.definition,

@@ -43,7 +43,10 @@ pub async fn publish(
     auth: Auth,
     body: web::Payload,
 ) -> AppResult<HttpResponse> {
-    state.rate_limits.check(&state.db, &req, Action::Publish, auth.token.id).await?;
+    state
+        .rate_limits
+        .check(&state.db, &req, Action::Publish, auth.token.id)
+        .await?;
     let result = publish_bundle(&state, &req, auth, body).await;
     match &result {
         Ok(_) => state.metrics.publish_succeeded(),
@@ -52,7 +55,12 @@ pub async fn publish(
     result
 }
 
-async fn publish_bundle(state: &AppState, req: &HttpRequest, auth: Auth, body: web::Payload) -> AppResult<HttpResponse> {
+async fn publish_bundle(
+    state: &AppState,
+    req: &HttpRequest,
+    auth: Auth,
+    body: web::Payload,
+) -> AppResult<HttpResponse> {
     if !auth.token.has_scope(Scope::PublishNew) && !auth.token.has_scope(Scope::PublishUpdate) {
         return Err(forbidden(format!(
             "the token `{}` has no publish scope; create a token with `publish-new` or `publish-update`",
@@ -70,7 +78,9 @@ async fn publish_bundle(state: &AppState, req: &HttpRequest, auth: Auth, body: w
     let (loaded, readme) = web::block(move || -> AppResult<_> {
         let files = bundle::unpack(&unpack_input, &limits)?;
         let loaded = toolreg_core::load(&files)?;
-        let readme = files.get("README.md").map(|b| String::from_utf8_lossy(b).into_owned());
+        let readme = files
+            .get("README.md")
+            .map(|b| String::from_utf8_lossy(b).into_owned());
         Ok((loaded, readme))
     })
     .await??;
@@ -78,14 +88,20 @@ async fn publish_bundle(state: &AppState, req: &HttpRequest, auth: Auth, body: w
 
     // 3. The publisher's tier must allow this execution kind.
     let tier = auth.effective_tier();
-    state.policy.check(tool.execution.kind, tier).map_err(AppError::TierForbidden)?;
+    state
+        .policy
+        .check(tool.execution.kind, tier)
+        .map_err(AppError::TierForbidden)?;
 
     // 4. Ownership, scope and immutability, checked before storing anything.
     let name = tool.registry_name.clone();
     let version = tool.version.to_string();
     {
         let (name, version, auth) = (name.clone(), version.clone(), auth.clone());
-        state.db.read(move |conn| check_publish_allowed(conn, &auth, &name, &version).map(|_| ())).await?;
+        state
+            .db
+            .read(move |conn| check_publish_allowed(conn, &auth, &name, &version).map(|_| ()))
+            .await?;
     }
 
     // 5. The blob, content-addressed. Until the transaction below commits it
@@ -101,7 +117,8 @@ async fn publish_bundle(state: &AppState, req: &HttpRequest, auth: Auth, body: w
         size: i64::try_from(bytes.len()).map_err(|_| internal("bundle size overflow"))?,
         format: tool.format.to_string(),
         execution: tool.execution.kind.to_string(),
-        manifest: serde_json::to_string(tool).map_err(|e| internal(format!("cannot encode the manifest: {e}")))?,
+        manifest: serde_json::to_string(tool)
+            .map_err(|e| internal(format!("cannot encode the manifest: {e}")))?,
         definition_file: tool.definition_file.clone(),
         definition: tool.original_text(),
         readme,
@@ -153,14 +170,17 @@ async fn read_limited(req: &HttpRequest, mut body: web::Payload, limit: u64) -> 
     }
     let mut buf = BytesMut::with_capacity(declared.unwrap_or(16 * 1024).min(limit) as usize);
     while let Some(chunk) = body.next().await {
-        let chunk = chunk.map_err(|e| bad_request(format!("could not read the request body: {e}")))?;
+        let chunk =
+            chunk.map_err(|e| bad_request(format!("could not read the request body: {e}")))?;
         if (buf.len() + chunk.len()) as u64 > limit {
             return Err(too_large());
         }
         buf.extend_from_slice(&chunk);
     }
     if buf.is_empty() {
-        return Err(AppError::BadBundle("bad bundle: the request body is empty; send the bundle (.tar.gz)".into()));
+        return Err(AppError::BadBundle(
+            "bad bundle: the request body is empty; send the bundle (.tar.gz)".into(),
+        ));
     }
     Ok(buf.freeze())
 }
@@ -184,14 +204,22 @@ struct NewRecord {
 
 /// The existing tool, if any, after checking the publisher may publish this
 /// version of it: owner (403), scope (403), version not yet taken (409).
-fn check_publish_allowed(conn: &mut DbConnection, auth: &Auth, name: &str, version: &str) -> AppResult<Option<ToolRow>> {
+fn check_publish_allowed(
+    conn: &mut DbConnection,
+    auth: &Auth,
+    name: &str,
+    version: &str,
+) -> AppResult<Option<ToolRow>> {
     let Some(tool) = ToolRow::by_name(conn, name)? else {
         auth.require_scope(Scope::PublishNew)?;
         return Ok(None);
     };
     if !owner::is_owner(conn, tool.id, auth.user.id)? {
         return Err(if tool.name == name {
-            forbidden(format!("you are not an owner of `{}`; ask an owner to add you", tool.name))
+            forbidden(format!(
+                "you are not an owner of `{}`; ask an owner to add you",
+                tool.name
+            ))
         } else {
             forbidden(format!(
                 "the name `{name}` is taken by the tool `{}` (names are unique ignoring case and `-`/`_`); choose another name",
@@ -201,7 +229,11 @@ fn check_publish_allowed(conn: &mut DbConnection, auth: &Auth, name: &str, versi
     }
     auth.require_scope(Scope::PublishUpdate)?;
     if let Some(existing) = VersionRow::find(conn, tool.id, version)? {
-        let yanked = if existing.yanked { " (it is yanked, but yanked versions are never replaced)" } else { "" };
+        let yanked = if existing.yanked {
+            " (it is yanked, but yanked versions are never replaced)"
+        } else {
+            ""
+        };
         return Err(AppError::VersionExists(format!(
             "`{}` version {} is already published{yanked}; versions are immutable, so publish a new version",
             tool.name, existing.version
@@ -212,13 +244,20 @@ fn check_publish_allowed(conn: &mut DbConnection, auth: &Auth, name: &str, versi
 
 /// Run the publish transaction; a unique violation means a concurrent publish
 /// of the same name or version won, so run it again to answer 403/409 properly.
-async fn insert_version_retrying(state: &AppState, auth: Auth, record: NewRecord) -> AppResult<(String, i64)> {
+async fn insert_version_retrying(
+    state: &AppState,
+    auth: Auth,
+    record: NewRecord,
+) -> AppResult<(String, i64)> {
     let record = std::sync::Arc::new(record);
     let mut attempt = 0;
     loop {
         attempt += 1;
         let (auth, shared, policy) = (auth.clone(), record.clone(), state.policy.clone());
-        let result = state.db.write(move |conn| insert_version(conn, &policy, &auth, &shared)).await;
+        let result = state
+            .db
+            .write(move |conn| insert_version(conn, &policy, &auth, &shared))
+            .await;
         match result {
             Err(e) if is_unique_violation(&e) && attempt < 3 => continue,
             Err(e) if is_unique_violation(&e) => {
@@ -232,7 +271,12 @@ async fn insert_version_retrying(state: &AppState, auth: Auth, record: NewRecord
     }
 }
 
-fn insert_version(conn: &mut DbConnection, policy: &Policy, auth: &Auth, r: &NewRecord) -> AppResult<(String, i64)> {
+fn insert_version(
+    conn: &mut DbConnection,
+    policy: &Policy,
+    auth: &Auth,
+    r: &NewRecord,
+) -> AppResult<(String, i64)> {
     // The tier again, under the publisher's row lock: a tier change may have
     // committed since step 3, and it must not miss this version.
     tier::recheck_publish(conn, policy, auth.user.id, auth.token.agent, r.kind)?;
@@ -281,6 +325,7 @@ fn insert_version(conn: &mut DbConnection, policy: &Policy, auth: &Auth, r: &New
     Change::record(conn, tool.id, &tool.name, &r.version, ChangeKind::Publish)?;
     // The transparency log record, in this same transaction (DESIGN §8).
     let version_id = VersionRow::require(conn, tool.id, &tool.name, &r.version)?.id;
-    let log_index = crate::transparency::store::append(conn, version_id, &tool.name, &r.version, &r.sha256)?;
+    let log_index =
+        crate::transparency::store::append(conn, version_id, &tool.name, &r.version, &r.sha256)?;
     Ok((tool.name, log_index))
 }
