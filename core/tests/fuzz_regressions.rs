@@ -142,8 +142,11 @@ fn a_yaml_alias_bomb_is_refused_by_the_parser_budget() {
     let err = refusal(load_file("definition.yaml", yaml.as_bytes()));
     assert!(err.contains("exceeds the parser's limits"), "{err}");
     assert!(err.contains("budget"), "the error names the budget: {err}");
+    // Expanded, it would be 10^9 nodes; refused, it takes well under a
+    // second in release builds (the fuzz target replays this file with
+    // -timeout=2). 10 s leaves room for a debug build on a busy machine.
     assert!(
-        start.elapsed().as_secs() < 2,
+        start.elapsed().as_secs() < 10,
         "refused only after {:?}",
         start.elapsed()
     );
@@ -195,13 +198,17 @@ fn ten_thousand_deep_nesting_is_refused_in_every_format() {
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join("\n");
-    assert!(err.contains("toolreg.toml"), "{err}");
+    assert!(
+        err.contains("toolreg.toml: is not valid TOML") && err.contains("max recursion depth"),
+        "{err}"
+    );
     let tables = format!(
         "[tool]\nauthors = {}{}\n",
         "{a=".repeat(depth),
         "}".repeat(depth)
     );
-    assert!(ToolToml::parse(&tables).is_err());
+    let err = ToolToml::parse(&tables).unwrap_err()[0].to_string();
+    assert!(err.contains("max recursion depth"), "{err}");
 }
 
 #[test]
@@ -215,8 +222,11 @@ fn a_1e400_number_is_refused_not_turned_into_infinity() {
     let err = refusal(load_file("definition.yaml", yaml.as_bytes()));
     assert!(err.contains("non-finite float `1e400` rejected"), "{err}");
 
-    let toml = "[tool]\nname = \"big-number\"\nversion = \"1.0.0\"\nkeywords = [1e400]\n";
-    assert!(ToolToml::parse(toml).is_err());
+    // An unknown key is only a warning, so this is refused for the number alone.
+    let toml = "[tool]\nname = \"big-number\"\nversion = \"1.0.0\"\nweight = 1e400\n";
+    let err = ToolToml::parse(toml).unwrap_err()[0].to_string();
+    assert!(err.contains("toolreg.toml: is not valid TOML"), "{err}");
+    eprintln!("{err}");
 }
 
 #[test]
