@@ -28,38 +28,180 @@ use toolreg_server::schema::{tools, users, versions};
 use toolreg_server::search::{SearchIndex, SearchParams, StoreSource};
 
 const SERVICES: &[&str] = &[
-    "slack", "github", "gitlab", "jira", "notion", "gmail", "outlook", "discord", "telegram", "twilio",
-    "stripe", "shopify", "hubspot", "salesforce", "zendesk", "postgres", "mysql", "redis", "mongo", "s3",
-    "dropbox", "drive", "calendar", "weather", "maps", "youtube", "spotify", "twitter", "reddit", "linear",
-    "asana", "trello", "airtable", "sheets", "docs", "figma", "sentry", "datadog", "pagerduty", "openai",
+    "slack",
+    "github",
+    "gitlab",
+    "jira",
+    "notion",
+    "gmail",
+    "outlook",
+    "discord",
+    "telegram",
+    "twilio",
+    "stripe",
+    "shopify",
+    "hubspot",
+    "salesforce",
+    "zendesk",
+    "postgres",
+    "mysql",
+    "redis",
+    "mongo",
+    "s3",
+    "dropbox",
+    "drive",
+    "calendar",
+    "weather",
+    "maps",
+    "youtube",
+    "spotify",
+    "twitter",
+    "reddit",
+    "linear",
+    "asana",
+    "trello",
+    "airtable",
+    "sheets",
+    "docs",
+    "figma",
+    "sentry",
+    "datadog",
+    "pagerduty",
+    "openai",
 ];
 const VERBS: &[&str] = &[
-    "send", "get", "list", "create", "update", "delete", "search", "fetch", "post", "upload", "download",
-    "sync", "export", "import", "convert", "summarize", "translate", "analyze", "monitor", "notify",
+    "send",
+    "get",
+    "list",
+    "create",
+    "update",
+    "delete",
+    "search",
+    "fetch",
+    "post",
+    "upload",
+    "download",
+    "sync",
+    "export",
+    "import",
+    "convert",
+    "summarize",
+    "translate",
+    "analyze",
+    "monitor",
+    "notify",
 ];
 const OBJECTS: &[&str] = &[
-    "message", "issue", "page", "email", "event", "file", "record", "contact", "ticket", "order",
-    "invoice", "report", "channel", "user", "repository", "comment", "task", "forecast", "playlist", "query",
+    "message",
+    "issue",
+    "page",
+    "email",
+    "event",
+    "file",
+    "record",
+    "contact",
+    "ticket",
+    "order",
+    "invoice",
+    "report",
+    "channel",
+    "user",
+    "repository",
+    "comment",
+    "task",
+    "forecast",
+    "playlist",
+    "query",
 ];
 const COMMON: &[&str] = &[
-    "the", "a", "to", "from", "with", "for", "and", "of", "in", "by", "using", "your", "an", "on", "or",
-    "data", "api", "account", "team", "workspace", "project", "results", "text", "json", "list",
-    "returns", "optional", "filter", "date", "status", "name", "id", "token", "access", "quickly",
+    "the",
+    "a",
+    "to",
+    "from",
+    "with",
+    "for",
+    "and",
+    "of",
+    "in",
+    "by",
+    "using",
+    "your",
+    "an",
+    "on",
+    "or",
+    "data",
+    "api",
+    "account",
+    "team",
+    "workspace",
+    "project",
+    "results",
+    "text",
+    "json",
+    "list",
+    "returns",
+    "optional",
+    "filter",
+    "date",
+    "status",
+    "name",
+    "id",
+    "token",
+    "access",
+    "quickly",
 ];
 const KEYWORDS: &[&str] = &[
-    "chat", "email", "crm", "devops", "database", "storage", "calendar", "weather", "finance", "ai",
-    "search", "productivity", "social", "monitoring", "analytics", "documents", "media", "git", "sales", "support",
+    "chat",
+    "email",
+    "crm",
+    "devops",
+    "database",
+    "storage",
+    "calendar",
+    "weather",
+    "finance",
+    "ai",
+    "search",
+    "productivity",
+    "social",
+    "monitoring",
+    "analytics",
+    "documents",
+    "media",
+    "git",
+    "sales",
+    "support",
 ];
-const LICENSES: &[&str] = &["MIT", "Apache-2.0", "BSD-3-Clause", "MPL-2.0", "GPL-3.0-only", "ISC"];
-const EXECUTIONS: &[&str] = &["http", "http", "http", "schema", "schema", "prompt", "command", "function", "script"];
-const FORMATS: &[(&str, &str)] = &[("http", "matimo"), ("schema", "mcp"), ("prompt", "prompt"), ("command", "matimo"), ("function", "shinkai"), ("script", "matimo")];
+const LICENSES: &[&str] = &[
+    "MIT",
+    "Apache-2.0",
+    "BSD-3-Clause",
+    "MPL-2.0",
+    "GPL-3.0-only",
+    "ISC",
+];
+const EXECUTIONS: &[&str] = &[
+    "http", "http", "http", "schema", "schema", "prompt", "command", "function", "script",
+];
+const FORMATS: &[(&str, &str)] = &[
+    ("http", "matimo"),
+    ("schema", "mcp"),
+    ("prompt", "prompt"),
+    ("command", "matimo"),
+    ("function", "shinkai"),
+    ("script", "matimo"),
+];
 const TIERS: &[&str] = &["untrusted", "verified", "trusted"];
 
 /// A long tail of pseudo-words, so the vocabulary is realistic in size.
 fn tail_word(rng: &mut StdRng) -> String {
-    const SYL: &[&str] = &["ka", "lo", "mi", "ra", "te", "vo", "zu", "pen", "dor", "al", "ex", "ion", "ur", "sa", "ti"];
+    const SYL: &[&str] = &[
+        "ka", "lo", "mi", "ra", "te", "vo", "zu", "pen", "dor", "al", "ex", "ion", "ur", "sa", "ti",
+    ];
     let n = rng.random_range(2..4);
-    (0..n).map(|_| SYL[rng.random_range(0..SYL.len())]).collect()
+    (0..n)
+        .map(|_| SYL[rng.random_range(0..SYL.len())])
+        .collect()
 }
 
 struct Tool {
@@ -83,9 +225,21 @@ fn synthetic(n: usize) -> Vec<Tool> {
     let mut rng = StdRng::seed_from_u64(42);
     (0..n)
         .map(|i| {
-            let (s, v, o) = (pick(&mut rng, SERVICES), pick(&mut rng, VERBS), pick(&mut rng, OBJECTS));
+            let (s, v, o) = (
+                pick(&mut rng, SERVICES),
+                pick(&mut rng, VERBS),
+                pick(&mut rng, OBJECTS),
+            );
             let name = format!("{s}-{v}-{o}-{i}");
-            let mut words = vec![format!("{}{} a {o} {}", v[..1].to_uppercase(), &v[1..], if rng.random_bool(0.5) { "in" } else { "with" }), s.to_string()];
+            let mut words = vec![
+                format!(
+                    "{}{} a {o} {}",
+                    v[..1].to_uppercase(),
+                    &v[1..],
+                    if rng.random_bool(0.5) { "in" } else { "with" }
+                ),
+                s.to_string(),
+            ];
             for _ in 0..rng.random_range(12..28) {
                 let w = if rng.random_bool(0.6) {
                     pick(&mut rng, COMMON).to_string()
@@ -98,11 +252,17 @@ fn synthetic(n: usize) -> Vec<Tool> {
                 words.push(w);
             }
             let execution = pick(&mut rng, EXECUTIONS).to_string();
-            let format = FORMATS.iter().find(|(e, _)| *e == execution).map(|(_, f)| f.to_string()).unwrap_or_default();
+            let format = FORMATS
+                .iter()
+                .find(|(e, _)| *e == execution)
+                .map(|(_, f)| f.to_string())
+                .unwrap_or_default();
             Tool {
                 name,
                 description: format!("{}.", words.join(" ")),
-                keywords: (0..rng.random_range(1..4)).map(|_| pick(&mut rng, KEYWORDS).to_string()).collect(),
+                keywords: (0..rng.random_range(1..4))
+                    .map(|_| pick(&mut rng, KEYWORDS).to_string())
+                    .collect(),
                 license: pick(&mut rng, LICENSES).to_string(),
                 execution,
                 format,
@@ -118,9 +278,17 @@ fn fill_database(db: &Db, tools_in: &[Tool]) {
     let DbConnection::Sqlite(conn) = &mut *pooled else {
         panic!("the benchmark database is SQLite");
     };
-    let at = chrono::DateTime::from_timestamp(1_760_000_000, 0).expect("time").naive_utc();
+    let at = chrono::DateTime::from_timestamp(1_760_000_000, 0)
+        .expect("time")
+        .naive_utc();
     diesel::insert_into(users::table)
-        .values((users::id.eq(1i64), users::login.eq("bench"), users::tier.eq("trusted"), users::is_admin.eq(false), users::created_at.eq(at)))
+        .values((
+            users::id.eq(1i64),
+            users::login.eq("bench"),
+            users::tier.eq("trusted"),
+            users::is_admin.eq(false),
+            users::created_at.eq(at),
+        ))
         .execute(conn)
         .expect("user");
     for (chunk_no, chunk) in tools_in.chunks(1000).enumerate() {
@@ -184,7 +352,11 @@ fn dir_size(path: &std::path::Path) -> u64 {
                 .flatten()
                 .map(|e| {
                     let p = e.path();
-                    if p.is_dir() { dir_size(&p) } else { e.metadata().map(|m| m.len()).unwrap_or(0) }
+                    if p.is_dir() {
+                        dir_size(&p)
+                    } else {
+                        e.metadata().map(|m| m.len()).unwrap_or(0)
+                    }
                 })
                 .sum()
         })
@@ -204,21 +376,55 @@ fn query_mix() -> Vec<(&'static str, SearchParams)> {
         ("three words", q("create jira ticket")),
         ("prefix", q("calen")),
         ("typo", q("forcast")),
-        ("word + filters", SearchParams { license: Some("MIT".into()), execution: Some(toolreg_core::ExecutionKind::Http), ..q("github") }),
-        ("keyword filter only", SearchParams { keyword: Some("finance".into()), ..SearchParams::default() }),
-        ("everything by downloads", SearchParams { sort: toolreg_server::search::Sort::Downloads, ..SearchParams::default() }),
+        (
+            "word + filters",
+            SearchParams {
+                license: Some("MIT".into()),
+                execution: Some(toolreg_core::ExecutionKind::Http),
+                ..q("github")
+            },
+        ),
+        (
+            "keyword filter only",
+            SearchParams {
+                keyword: Some("finance".into()),
+                ..SearchParams::default()
+            },
+        ),
+        (
+            "everything by downloads",
+            SearchParams {
+                sort: toolreg_server::search::Sort::Downloads,
+                ..SearchParams::default()
+            },
+        ),
     ]
 }
 
 fn main() {
-    let n: usize = std::env::var("BENCH_TOOLS").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
-    let seconds: u64 = std::env::var("BENCH_SECONDS").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
+    let n: usize = std::env::var("BENCH_TOOLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    let seconds: u64 = std::env::var("BENCH_SECONDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10);
     let tmp = tempfile::tempdir().expect("tempdir");
-    println!("search benchmark: {n} synthetic tools, {} CPUs", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    println!(
+        "search benchmark: {n} synthetic tools, {} CPUs",
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    );
 
     let start = Instant::now();
     let tools_in = synthetic(n);
-    let db = Db::connect(&format!("sqlite://{}", tmp.path().join("toolreg.db").display())).expect("db");
+    let db = Db::connect(&format!(
+        "sqlite://{}",
+        tmp.path().join("toolreg.db").display()
+    ))
+    .expect("db");
     db.migrate().expect("migrate");
     fill_database(&db, &tools_in);
     println!("  database filled in {:.1?}", start.elapsed());
@@ -227,13 +433,22 @@ fn main() {
     // Rebuild from the database.
     let index_dir = tmp.path().join("index");
     let start = Instant::now();
-    let count = toolreg_server::search::reindex(&index_dir, Arc::new(StoreSource::new(db.clone()))).expect("reindex");
+    let count = toolreg_server::search::reindex(&index_dir, Arc::new(StoreSource::new(db.clone())))
+        .expect("reindex");
     let took = start.elapsed();
-    println!("  reindex from the database: {count} tools in {took:.2?} = {:.0} tools/s", count as f64 / took.as_secs_f64());
-    println!("  index size on disk: {:.1} MiB", dir_size(&index_dir) as f64 / (1024.0 * 1024.0));
+    println!(
+        "  reindex from the database: {count} tools in {took:.2?} = {:.0} tools/s",
+        count as f64 / took.as_secs_f64()
+    );
+    println!(
+        "  index size on disk: {:.1} MiB",
+        dir_size(&index_dir) as f64 / (1024.0 * 1024.0)
+    );
 
     // In-process, server-side latency.
     let index = Arc::new(SearchIndex::open(&index_dir).expect("open"));
+    // Cold: every query computed (the answer cache is measured separately).
+    index.set_result_cache(0);
     let mix = query_mix();
     for (_, p) in &mix {
         index.query(p).expect("warm up");
@@ -249,11 +464,19 @@ fn main() {
             lat.push(t.elapsed());
         }
         lat.sort();
-        println!("    {label:<24} {total:>6} hits  p50 {:>9.3?}  p99 {:>9.3?}", percentile(&lat, 0.5), percentile(&lat, 0.99));
+        println!(
+            "    {label:<24} {total:>6} hits  p50 {:>9.3?}  p99 {:>9.3?}",
+            percentile(&lat, 0.5),
+            percentile(&lat, 0.99)
+        );
         all.extend(lat);
     }
     all.sort();
-    println!("    all queries: p50 {:.3?}  p99 {:.3?}", percentile(&all, 0.5), percentile(&all, 0.99));
+    println!(
+        "    all queries: p50 {:.3?}  p99 {:.3?}",
+        percentile(&all, 0.5),
+        percentile(&all, 0.99)
+    );
     let threads = 2;
     let done = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
@@ -275,13 +498,39 @@ fn main() {
     for h in handles {
         let _ = h.join();
     }
-    println!("    {threads} threads in-process: {:.0} pages/s", done.load(Ordering::Relaxed) as f64 / 3.0);
+    println!(
+        "    {threads} threads in-process, no answer cache: {:.0} pages/s",
+        done.load(Ordering::Relaxed) as f64 / 3.0
+    );
+    index.set_result_cache(1024);
+    let mut lat = vec![];
+    for _ in 0..20 {
+        for (_, p) in &mix {
+            let t = Instant::now();
+            index.query(p).expect("query");
+            lat.push(t.elapsed());
+        }
+    }
+    lat.sort();
+    println!(
+        "    repeated queries from the answer cache: p50 {:.3?}  p99 {:.3?}",
+        percentile(&lat, 0.5),
+        percentile(&lat, 0.99)
+    );
     drop(index);
 
     // The HTTP server with 32 concurrent clients.
-    let blobs = BlobStore::open(&format!("file://{}", tmp.path().join("objects").display())).expect("blobs");
-    let state = web::Data::new(AppState::new(db.clone(), blobs, toolreg_core::Policy::default()));
-    state.search.start(&index_dir, Arc::new(StoreSource::new(db))).expect("start search");
+    let blobs = BlobStore::open(&format!("file://{}", tmp.path().join("objects").display()))
+        .expect("blobs");
+    let state = web::Data::new(AppState::new(
+        db.clone(),
+        blobs,
+        toolreg_core::Policy::default(),
+    ));
+    state
+        .search
+        .start(&index_dir, Arc::new(StoreSource::new(db)))
+        .expect("start search");
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let url = format!("http://{}", listener.local_addr().expect("addr"));
     let server_state = state.clone();
@@ -291,13 +540,41 @@ fn main() {
             let _ = server.await;
         })
     });
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
-    let queries = ["q=slack", "q=playlist", "q=send%20message", "q=create%20jira%20ticket", "q=calen", "q=forcast", "q=github&license=MIT&execution=http", "keyword=finance", "sort=downloads"];
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    // Mostly distinct queries, so that the answer cache rarely helps.
+    let mut rng = StdRng::seed_from_u64(7);
+    let queries: Vec<String> = (0..20_000)
+        .map(|i| match i % 4 {
+            0 => format!("q={}", tail_word(&mut rng)),
+            1 => format!(
+                "q={}%20{}&page={}",
+                pick(&mut rng, SERVICES),
+                pick(&mut rng, OBJECTS),
+                rng.random_range(1..4)
+            ),
+            2 => format!(
+                "q={}&license={}",
+                &tail_word(&mut rng)[..3],
+                pick(&mut rng, LICENSES)
+            ),
+            _ => format!("q={}%20{}", pick(&mut rng, VERBS), tail_word(&mut rng)),
+        })
+        .collect();
+    let queries = Arc::new(queries);
     let (count, mut lat) = rt.block_on(async move {
         let client = reqwest::Client::new();
         // Wait for the server.
         for _ in 0..100 {
-            if client.get(format!("{url}/api/v1/search?q=x")).send().await.is_ok_and(|r| r.status() == 200) {
+            if client
+                .get(format!("{url}/api/v1/search?q=x"))
+                .send()
+                .await
+                .is_ok_and(|r| r.status() == 200)
+            {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -305,13 +582,20 @@ fn main() {
         let end = Instant::now() + Duration::from_secs(seconds);
         let tasks: Vec<_> = (0..32)
             .map(|c| {
-                let (client, url) = (client.clone(), url.clone());
+                let (client, url, queries) = (client.clone(), url.clone(), queries.clone());
                 tokio::spawn(async move {
                     let mut lat = vec![];
                     let mut i = c;
                     while Instant::now() < end {
                         let t = Instant::now();
-                        let res = client.get(format!("{url}/api/v1/search?{}", queries[i % queries.len()])).send().await.expect("request");
+                        let res = client
+                            .get(format!(
+                                "{url}/api/v1/search?{}",
+                                queries[i % queries.len()]
+                            ))
+                            .send()
+                            .await
+                            .expect("request");
                         assert_eq!(res.status(), 200);
                         let _ = res.bytes().await.expect("body");
                         lat.push(t.elapsed());

@@ -28,6 +28,8 @@ use super::{SearchDoc, SearchError};
 
 /// Memory the index writer may use before it flushes a segment.
 const WRITER_MEMORY: usize = 50_000_000;
+/// Most answers kept per searcher generation.
+const DEFAULT_RESULT_CACHE: usize = 1024;
 /// Most decoded documents kept in memory.
 const MAX_CACHED_DOCS: usize = 250_000;
 /// Longest description snippet, in characters.
@@ -66,6 +68,16 @@ pub struct SearchIndex {
     /// an entry is never stale; entries of merged-away segments are dropped
     /// at commit.
     cache: RwLock<HashMap<(SegmentId, DocId), Arc<SearchDoc>>>,
+    /// Whole answers of the current searcher generation, by parameters
+    /// (repeated queries such as the front page cost a lookup).
+    results: Mutex<ResultCache>,
+}
+
+#[derive(Default)]
+struct ResultCache {
+    generation: u64,
+    capacity: usize,
+    entries: HashMap<String, SearchResults>,
 }
 
 impl std::fmt::Debug for SearchIndex {
@@ -192,6 +204,10 @@ impl SearchIndex {
             state,
             seq: Mutex::new(seq),
             cache: RwLock::new(HashMap::new()),
+            results: Mutex::new(ResultCache {
+                capacity: DEFAULT_RESULT_CACHE,
+                ..ResultCache::default()
+            }),
         })
     }
 
@@ -424,13 +440,49 @@ impl SearchIndex {
         serde_json::from_str(json).map_err(|e| SearchError::Corrupt(e.to_string()))
     }
 
+    /// Sets how many answers are remembered until the index changes
+    /// (0 turns the cache off; the default is 1024).
+    pub fn set_result_cache(&self, capacity: usize) {
+        let mut cache = self.results.lock().unwrap_or_else(|e| e.into_inner());
+        cache.capacity = capacity;
+        cache.entries.clear();
+    }
+
     /// Runs a search. Parameters are validated again here; a bad one is
     /// [`SearchError::BadRequest`] naming it.
     pub fn query(&self, params: &SearchParams) -> Result<SearchResults, SearchError> {
         params.validate()?;
-        let mut words = QueryWords::analyze(&self.index, &params.q)?;
         let searcher = self.reader.searcher();
-        words.mark_known(&searcher, &self.fields)?;
+        let generation = searcher.generation().generation_id();
+        let key = format!("{params:?}");
+        {
+            let mut cache = self.results.lock().unwrap_or_else(|e| e.into_inner());
+            if cache.generation != generation {
+                cache.generation = generation;
+                cache.entries.clear();
+            }
+            if let Some(hit) = cache.entries.get(&key) {
+                return Ok(hit.clone());
+            }
+        }
+        let results = self.run_query(&searcher, params)?;
+        let mut cache = self.results.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.generation == generation && cache.capacity > 0 {
+            if cache.entries.len() >= cache.capacity {
+                cache.entries.clear();
+            }
+            cache.entries.insert(key, results.clone());
+        }
+        Ok(results)
+    }
+
+    fn run_query(
+        &self,
+        searcher: &Searcher,
+        params: &SearchParams,
+    ) -> Result<SearchResults, SearchError> {
+        let mut words = QueryWords::analyze(&self.index, &params.q)?;
+        words.mark_known(searcher, &self.fields)?;
         let mut query = query::build(&self.fields, params, &words, Match::All);
         if words.words.len() > 1 && searcher.search(&*query, &Count)? == 0 {
             query = query::build(&self.fields, params, &words, Match::Any);
@@ -440,12 +492,12 @@ impl SearchIndex {
         let by_name = (SortByString::for_field("name"), Order::Asc);
         let (total, facets, addrs) = match params.sort {
             Sort::Relevance => run(
-                &searcher,
+                searcher,
                 &*query,
                 top.order_by((SortBySimilarityScore, by_name)),
             )?,
             Sort::Downloads => run(
-                &searcher,
+                searcher,
                 &*query,
                 top.order_by((
                     (
@@ -456,7 +508,7 @@ impl SearchIndex {
                 )),
             )?,
             Sort::Recent => run(
-                &searcher,
+                searcher,
                 &*query,
                 top.order_by((
                     (
@@ -466,14 +518,14 @@ impl SearchIndex {
                     by_name,
                 )),
             )?,
-            Sort::Name => run(&searcher, &*query, top.order_by(by_name))?,
+            Sort::Name => run(searcher, &*query, top.order_by(by_name))?,
         };
 
-        let mut snippets = SnippetGenerator::create(&searcher, &*query, self.fields.description)?;
+        let mut snippets = SnippetGenerator::create(searcher, &*query, self.fields.description)?;
         snippets.set_max_num_chars(SNIPPET_CHARS);
         let mut hits = Vec::with_capacity(addrs.len());
         for addr in addrs {
-            let doc = self.cached(&searcher, addr)?;
+            let doc = self.cached(searcher, addr)?;
             let mut snippet = snippets.snippet(&doc.description);
             snippet.set_snippet_prefix_postfix("<mark>", "</mark>");
             let description = if snippet.highlighted().is_empty() {

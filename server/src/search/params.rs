@@ -133,7 +133,7 @@ impl SearchParams {
                 ),
             ));
         }
-        let depth = self.page.checked_mul(self.per_page).unwrap_or(usize::MAX);
+        let depth = self.page.saturating_mul(self.per_page);
         if depth > MAX_PAGE_DEPTH {
             return Err(SearchError::bad(
                 "page",
