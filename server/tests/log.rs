@@ -144,6 +144,20 @@ async fn publishes_are_logged_and_proven(app: TestApp) {
     let leaf = tlog::leaf_hash(old["record"].as_str().unwrap().as_bytes());
     tlog::verify_inclusion(1, 3, &leaf, &hashes(&old["proof"]), &cp3.root).unwrap();
 
+    // The routes are in the OpenAPI document like every other.
+    let openapi = app.get("/api/openapi.json").await.text().await.unwrap();
+    for path in [
+        "/api/v1/log/checkpoint",
+        "/api/v1/log/key",
+        "/api/v1/log/proof/{name}/{version}",
+        "/api/v1/log/consistency",
+    ] {
+        assert!(
+            openapi.contains(path),
+            "{path} missing from the OpenAPI document"
+        );
+    }
+
     // The stored-hash root equals a recomputation from the records.
     let ok = app.binary(&["verify"]);
     assert!(

@@ -17,7 +17,10 @@ use toolreg_server::db::{Db, DbConnection};
 use toolreg_server::transparency::store::DbHashes;
 
 fn leaves() -> u64 {
-    std::env::var("TOOLREG_BENCH_LEAVES").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000)
+    std::env::var("TOOLREG_BENCH_LEAVES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000)
 }
 
 /// Every stored hash of a tree of `n` leaves, computed in memory.
@@ -25,7 +28,11 @@ fn stored_hashes(n: u64) -> Vec<(StoredIndex, tlog::Hash)> {
     let mut mem = MemoryHashes::new();
     let mut out = Vec::with_capacity(2 * n as usize);
     for i in 0..n {
-        let record = tlog::record(&format!("bench-{}", i % 1000), &format!("1.0.{i}"), &format!("{i:064x}"));
+        let record = tlog::record(
+            &format!("bench-{}", i % 1000),
+            &format!("1.0.{i}"),
+            &format!("{i:064x}"),
+        );
         let leaf = tlog::leaf_hash(record.as_bytes());
         out.extend(tlog::stored_hashes_for_record(i, leaf, &mut mem).unwrap());
         mem.append(leaf).unwrap();
@@ -39,12 +46,19 @@ fn fill(conn: &mut DbConnection, hashes: &[(StoredIndex, tlog::Hash)], postgres:
             let values: Vec<String> = chunk
                 .iter()
                 .map(|(i, h)| {
-                    let blob = if postgres { format!("'\\x{}'::bytea", h.to_hex()) } else { format!("X'{}'", h.to_hex()) };
+                    let blob = if postgres {
+                        format!("'\\x{}'::bytea", h.to_hex())
+                    } else {
+                        format!("X'{}'", h.to_hex())
+                    };
                     format!("({}, {}, {}, {blob})", i.id(), i.level, i.n)
                 })
                 .collect();
-            diesel::sql_query(format!("INSERT INTO log_hashes (id, level, n, hash) VALUES {}", values.join(",")))
-                .execute(conn)?;
+            diesel::sql_query(format!(
+                "INSERT INTO log_hashes (id, level, n, hash) VALUES {}",
+                values.join(",")
+            ))
+            .execute(conn)?;
         }
         Ok(())
     })
@@ -90,7 +104,11 @@ fn bench(db: &Db, label: &str, hashes: &[(StoredIndex, tlog::Hash)], n: u64) {
     let mut conn = db.conn().unwrap();
     let t = Instant::now();
     fill(&mut conn, hashes, label == "postgres");
-    println!("{label}: stored {} hashes for {n} leaves in {:.1} s", hashes.len(), t.elapsed().as_secs_f64());
+    println!(
+        "{label}: stored {} hashes for {n} leaves in {:.1} s",
+        hashes.len(),
+        t.elapsed().as_secs_f64()
+    );
     let mut rng = rand::rng();
     let root = tlog::tree_hash(n, &mut DbHashes(&mut conn)).unwrap();
 
@@ -99,13 +117,21 @@ fn bench(db: &Db, label: &str, hashes: &[(StoredIndex, tlog::Hash)], n: u64) {
         let proof = tlog::prove_inclusion(n, index, &mut DbHashes(&mut conn)).unwrap();
         assert!(proof.len() <= 21);
     });
-    report(&format!("{label}: inclusion proof, tree of {n}"), &inclusion);
+    report(
+        &format!("{label}: inclusion proof, tree of {n}"),
+        &inclusion,
+    );
 
     // Check some of them really verify (the timing loop doesn't).
     for index in [0, n / 3, n - 1] {
         let proof = tlog::prove_inclusion(n, index, &mut DbHashes(&mut conn)).unwrap();
-        let record = tlog::record(&format!("bench-{}", index % 1000), &format!("1.0.{index}"), &format!("{index:064x}"));
-        tlog::verify_inclusion(index, n, &tlog::leaf_hash(record.as_bytes()), &proof, &root).unwrap();
+        let record = tlog::record(
+            &format!("bench-{}", index % 1000),
+            &format!("1.0.{index}"),
+            &format!("{index:064x}"),
+        );
+        tlog::verify_inclusion(index, n, &tlog::leaf_hash(record.as_bytes()), &proof, &root)
+            .unwrap();
     }
 
     let mut rng = rand::rng();
@@ -113,15 +139,27 @@ fn bench(db: &Db, label: &str, hashes: &[(StoredIndex, tlog::Hash)], n: u64) {
         let from = rng.random_range(1..n);
         tlog::prove_consistency(from, n, &mut DbHashes(&mut conn)).unwrap();
     });
-    report(&format!("{label}: consistency proof, m → {n}"), &consistency);
+    report(
+        &format!("{label}: consistency proof, m → {n}"),
+        &consistency,
+    );
 
     let root_time = time(200, || {
         tlog::tree_hash(n, &mut DbHashes(&mut conn)).unwrap();
     });
-    report(&format!("{label}: checkpoint root, tree of {n}"), &root_time);
+    report(
+        &format!("{label}: checkpoint root, tree of {n}"),
+        &root_time,
+    );
 
-    assert!(inclusion.p50 < Duration::from_millis(1), "{label}: median inclusion proof over 1 ms");
-    assert!(consistency.p50 < Duration::from_millis(1), "{label}: median consistency proof over 1 ms");
+    assert!(
+        inclusion.p50 < Duration::from_millis(1),
+        "{label}: median inclusion proof over 1 ms"
+    );
+    assert!(
+        consistency.p50 < Duration::from_millis(1),
+        "{label}: median consistency proof over 1 ms"
+    );
 }
 
 #[test]
@@ -130,12 +168,20 @@ fn proofs_at_a_million_records() {
     let n = leaves();
     let t = Instant::now();
     let hashes = stored_hashes(n);
-    println!("computed {} stored hashes for {n} leaves in {:.1} s", hashes.len(), t.elapsed().as_secs_f64());
+    println!(
+        "computed {} stored hashes for {n} leaves in {:.1} s",
+        hashes.len(),
+        t.elapsed().as_secs_f64()
+    );
 
     // In memory: the cost of the tree arithmetic and hashing alone.
     let mut mem = MemoryHashes::new();
     for i in 0..n {
-        let record = tlog::record(&format!("bench-{}", i % 1000), &format!("1.0.{i}"), &format!("{i:064x}"));
+        let record = tlog::record(
+            &format!("bench-{}", i % 1000),
+            &format!("1.0.{i}"),
+            &format!("{i:064x}"),
+        );
         mem.append(tlog::leaf_hash(record.as_bytes())).unwrap();
     }
     let mut rng = rand::rng();
@@ -145,19 +191,28 @@ fn proofs_at_a_million_records() {
     report(&format!("memory: inclusion proof, tree of {n}"), &s);
 
     let dir = tempfile::tempdir().unwrap();
-    let db = Db::connect(&format!("sqlite://{}", dir.path().join("bench.db").display())).unwrap();
+    let db = Db::connect(&format!(
+        "sqlite://{}",
+        dir.path().join("bench.db").display()
+    ))
+    .unwrap();
     db.migrate().unwrap();
     bench(&db, "sqlite", &hashes, n);
 
     if std::env::var_os("TOOLREG_BENCH_PG").is_some() {
         let name = format!("toolreg_bench_{}", std::process::id());
-        let mut admin = diesel::PgConnection::establish("postgres://postgres@127.0.0.1:5432/postgres").unwrap();
-        diesel::sql_query(format!("CREATE DATABASE {name}")).execute(&mut admin).unwrap();
+        let mut admin =
+            diesel::PgConnection::establish("postgres://postgres@127.0.0.1:5432/postgres").unwrap();
+        diesel::sql_query(format!("CREATE DATABASE {name}"))
+            .execute(&mut admin)
+            .unwrap();
         {
             let db = Db::connect(&format!("postgres://postgres@127.0.0.1:5432/{name}")).unwrap();
             db.migrate().unwrap();
             bench(&db, "postgres", &hashes, n);
         }
-        diesel::sql_query(format!("DROP DATABASE {name} WITH (FORCE)")).execute(&mut admin).unwrap();
+        diesel::sql_query(format!("DROP DATABASE {name} WITH (FORCE)"))
+            .execute(&mut admin)
+            .unwrap();
     }
 }
