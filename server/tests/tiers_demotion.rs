@@ -208,16 +208,18 @@ type AuditRow = (
     Option<String>,
     Value,
 );
+/// An audit row as stored (`detail` as text).
+type StoredAudit = (
+    String,
+    Option<String>,
+    Option<i64>,
+    Option<String>,
+    Option<String>,
+    String,
+);
 async fn audit_rows(app: &TestApp) -> Vec<AuditRow> {
     use toolreg_server::schema::audit_log as a;
-    let rows: Vec<(
-        String,
-        Option<String>,
-        Option<i64>,
-        Option<String>,
-        Option<String>,
-        String,
-    )> = app
+    let rows: Vec<StoredAudit> = app
         .state
         .db
         .read(|conn| {

@@ -168,6 +168,10 @@ pub fn set_tier(
         json!({"login": user.login, "from": from.as_str(), "to": to.as_str(), "via": actor.via});
     audit.insert(conn)?;
 
+    // Change-log rows are written after every version row is updated: taking
+    // the change log's lock last means a concurrent yank (which holds its
+    // version row while it waits for that lock) can't deadlock with us.
+    let mut pending = Vec::new();
     for row in rows {
         let agent = row.agent.unwrap_or(false);
         // A stored kind is always valid; an unreadable one counts as the strictest.
@@ -185,13 +189,12 @@ pub fn set_tier(
                     continue;
                 }
                 set_blocked(conn, row.id, Some(&reason))?;
-                Change::record(
-                    conn,
+                pending.push((
                     row.tool_id,
-                    &row.tool_name,
-                    &row.version,
+                    row.tool_name.clone(),
+                    row.version.clone(),
                     ChangeKind::Block,
-                )?;
+                ));
                 if !row.blocked {
                     let mut audit = NewAudit::new("block");
                     audit.actor = actor.login;
@@ -207,13 +210,12 @@ pub fn set_tier(
             }
             None if row.blocked => {
                 set_blocked(conn, row.id, None)?;
-                Change::record(
-                    conn,
+                pending.push((
                     row.tool_id,
-                    &row.tool_name,
-                    &row.version,
+                    row.tool_name.clone(),
+                    row.version.clone(),
                     ChangeKind::Unblock,
-                )?;
+                ));
                 let mut audit = NewAudit::new("unblock");
                 audit.actor = actor.login;
                 audit.token_id = actor.token_id;
@@ -226,6 +228,9 @@ pub fn set_tier(
             }
             None => {}
         }
+    }
+    for (tool_id, tool_name, version, kind) in pending {
+        Change::record(conn, tool_id, &tool_name, &version, kind)?;
     }
     Ok(change)
 }
