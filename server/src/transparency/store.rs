@@ -111,9 +111,7 @@ pub fn append(
     version: &str,
     sha256: &str,
 ) -> AppResult<i64> {
-    if let DbConnection::Postgresql(c) = conn {
-        c.batch_execute(&format!("SELECT pg_advisory_xact_lock({APPEND_LOCK})"))?;
-    }
+    lock_appends(conn)?;
     let n = size(conn)?;
     let record = tlog::record(tool, version, sha256);
     let leaf = tlog::leaf_hash(record.as_bytes());
@@ -147,6 +145,15 @@ pub fn append(
     Ok(idx)
 }
 
+/// Serialize log appends across replicas until this transaction ends (on
+/// PostgreSQL; SQLite has one writer at a time). Taking it twice is fine.
+fn lock_appends(conn: &mut DbConnection) -> AppResult<()> {
+    if let DbConnection::Postgresql(c) = conn {
+        c.batch_execute(&format!("SELECT pg_advisory_xact_lock({APPEND_LOCK})"))?;
+    }
+    Ok(())
+}
+
 /// The log entry of a version, if it has one.
 pub fn entry_for_version(conn: &mut DbConnection, version_id: i64) -> AppResult<Option<LogEntry>> {
     Ok(log_entries::table
@@ -177,6 +184,8 @@ pub fn all_entries(conn: &mut DbConnection) -> AppResult<Vec<LogEntry>> {
 /// existed), in publish order. Returns how many were appended.
 pub fn backfill(conn: &mut DbConnection) -> AppResult<usize> {
     use crate::schema::{tools, versions};
+    // Under the append lock, so replicas starting together don't both append.
+    lock_appends(conn)?;
     let logged: Vec<i64> = log_entries::table
         .select(log_entries::version_id)
         .load(conn)?;
