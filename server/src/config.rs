@@ -75,6 +75,14 @@ pub enum Command {
     Admin(AdminCommand),
     /// Check that every version's blob exists and hashes to its digest (exit 1 otherwise).
     Verify,
+    /// Print a new transparency-log signing key (`PRIVATE+KEY+...`) on stdout,
+    /// for `TOOLREG_LOG_KEY` / `--log-key-file` shared by replicas; its public
+    /// form goes to stderr.
+    LogKey {
+        /// The log's origin, e.g. `registry.example.com/log` (part of the key).
+        #[arg(long)]
+        origin: String,
+    },
     /// Delete blobs that no version references.
     Gc(GcOptions),
     /// Rebuild the search index from the database alone (stop the server using it first).

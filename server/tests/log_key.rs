@@ -191,3 +191,26 @@ fn replicas_sharing_a_key_agree_on_one_log() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+#[test]
+fn log_key_prints_a_new_usable_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let out = process::run(&data, &[], &["log-key", "--origin", "keys.test/log"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let private = String::from_utf8(out.stdout).unwrap();
+    let signer = Signer::from_key_string(&private).expect("stdout is a signer key");
+    assert_eq!(signer.name(), "keys.test/log");
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&signer.verifier_key()));
+    // The printed key is what a replica serves when given it.
+    let env = vec![("TOOLREG_LOG_KEY".to_string(), private.trim().to_string())];
+    let server = Server::start(&data, &env, &[]);
+    assert_eq!(key_of(&server), signer.verifier_key());
+    let bad = process::run(&data, &[], &["log-key", "--origin", "has space"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--origin"));
+}

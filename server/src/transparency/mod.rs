@@ -93,6 +93,14 @@ pub fn load_signer(source: &KeySource, data_dir: &Path, listen: SocketAddr) -> A
     Ok(signer)
 }
 
+/// A new random signing key for `origin`: its private `PRIVATE+KEY+...`
+/// line and its public verifier key (`toolreg-server log-key`).
+pub fn generate_key(origin: &str) -> AppResult<(String, String)> {
+    let signer = Signer::from_seed(origin, rand::random::<[u8; 32]>())
+        .map_err(|e| internal(format!("--origin: {e}")))?;
+    Ok((signer.to_key_string(), signer.verifier_key()))
+}
+
 fn write_key_file(path: &Path, key: &str) -> AppResult<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
