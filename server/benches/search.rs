@@ -585,7 +585,7 @@ fn main() {
                 let (client, url, queries) = (client.clone(), url.clone(), queries.clone());
                 tokio::spawn(async move {
                     let mut lat = vec![];
-                    let mut i = c;
+                    let mut i = c * (queries.len() / 32);
                     while Instant::now() < end {
                         let t = Instant::now();
                         let res = client
