@@ -78,6 +78,32 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// A transparency-log proof was asked for with sizes or indexes that
+    /// make no sense (index beyond the tree, `from` larger than `to`, ...).
+    #[error("invalid log request: {0}")]
+    LogRequest(String),
+    /// An inclusion proof does not lead to the expected root.
+    #[error("inclusion proof does not verify: {0}")]
+    LogInclusion(String),
+    /// A consistency proof does not connect the two trees: the log forked
+    /// or was rolled back.
+    #[error("consistency proof does not verify: {0}")]
+    LogConsistency(String),
+    /// A signed note, key or checkpoint is malformed (names the part).
+    #[error("malformed {what}: {reason}")]
+    LogMalformed {
+        /// What was being read (`signed note`, `verifier key`, `checkpoint`).
+        what: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// No signature on the note verifies with the given key.
+    #[error("signature does not verify: {0}")]
+    LogSignature(String),
+    /// The log's hash store is missing hashes or answered the wrong number of them.
+    #[error("log storage: {0}")]
+    LogStorage(String),
+
     /// An export that the tool's format cannot be expressed in.
     #[error("cannot export as {format}: {reason}")]
     Export {

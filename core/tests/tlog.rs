@@ -333,7 +333,7 @@ fn opening_go_note_vectors() {
     let enoch_only = format!("{NOTE_TEXT}\n{ENOCH_SIG}");
     assert!(matches!(
         peter.open(&enoch_only),
-        Err(tlog::Error::Signature(_))
+        Err(tlog::Error::LogSignature(_))
     ));
     // A signature claiming Peter's key that doesn't verify.
     let forged = format!("{NOTE_TEXT}\n{}ABCD{}", &PETER_SIG[..60], &PETER_SIG[60..]);
@@ -342,7 +342,7 @@ fn opening_go_note_vectors() {
     let altered = format!("{}\n{PETER_SIG}", NOTE_TEXT.replace("answer", "Answer"));
     assert!(matches!(
         peter.open(&altered),
-        Err(tlog::Error::Signature(_))
+        Err(tlog::Error::LogSignature(_))
     ));
     // Malformed notes (TestOpen's badMsgs).
     for bad in [

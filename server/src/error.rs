@@ -99,6 +99,12 @@ impl From<toolreg_core::Error> for AppError {
             e @ E::TooLarge { .. } => AppError::TooLarge(e.to_string()),
             e @ E::Export { .. } => AppError::Unprocessable(e.to_string()),
             e @ E::Io { .. } => AppError::Internal(e.to_string()),
+            E::LogRequest(msg) => AppError::BadRequest(msg),
+            e @ (E::LogInclusion(_)
+            | E::LogConsistency(_)
+            | E::LogMalformed { .. }
+            | E::LogSignature(_)
+            | E::LogStorage(_)) => AppError::Internal(format!("transparency log: {e}")),
         }
     }
 }

@@ -35,7 +35,7 @@ impl Checkpoint {
     /// Parse a checkpoint body. Extension lines after the root are allowed
     /// by C2SP and ignored.
     pub fn parse_body(text: &str) -> Result<Checkpoint, Error> {
-        let bad = |reason: String| Error::Malformed {
+        let bad = |reason: String| Error::LogMalformed {
             what: "checkpoint",
             reason,
         };
@@ -76,7 +76,7 @@ impl Checkpoint {
     /// checkpoint's origin.
     pub fn sign(&self, signer: &Signer) -> Result<String, Error> {
         if signer.name() != self.origin {
-            return Err(Error::InvalidRequest(format!(
+            return Err(Error::LogRequest(format!(
                 "the key is named {:?} but the checkpoint's origin is {:?}",
                 signer.name(),
                 self.origin
@@ -91,7 +91,7 @@ impl Checkpoint {
         let text = verifier.open(note)?;
         let checkpoint = Checkpoint::parse_body(text)?;
         if checkpoint.origin != verifier.name() {
-            return Err(Error::Signature(format!(
+            return Err(Error::LogSignature(format!(
                 "the checkpoint's origin {:?} is not the key's name {:?}",
                 checkpoint.origin,
                 verifier.name()

@@ -30,35 +30,10 @@ pub use verify::{root_from_inclusion, verify_consistency, verify_inclusion};
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
-/// What can go wrong reading, proving or verifying the log.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Error {
-    /// A proof was asked for with sizes or indexes that make no sense
-    /// (index beyond the tree, `from` larger than `to`, ...).
-    #[error("invalid log request: {0}")]
-    InvalidRequest(String),
-    /// An inclusion proof does not lead to the expected root.
-    #[error("inclusion proof does not verify: {0}")]
-    Inclusion(String),
-    /// A consistency proof does not connect the two trees: the log forked
-    /// or was rolled back.
-    #[error("consistency proof does not verify: {0}")]
-    Consistency(String),
-    /// A signed note, key or checkpoint is malformed (names the part).
-    #[error("malformed {what}: {reason}")]
-    Malformed {
-        /// What was being read (`signed note`, `verifier key`, `checkpoint`).
-        what: &'static str,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// No signature on the note verifies with the given key.
-    #[error("signature does not verify: {0}")]
-    Signature(String),
-    /// The hash store is missing hashes or answered the wrong number of them.
-    #[error("log storage: {0}")]
-    Storage(String),
-}
+/// Errors of the log are variants of the crate's one error type
+/// (`Error::LogRequest`, `LogInclusion`, `LogConsistency`, `LogMalformed`,
+/// `LogSignature`, `LogStorage`).
+pub use crate::error::Error;
 
 /// A SHA-256 hash in the tree: a leaf hash, an interior node or a root.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -74,7 +49,7 @@ impl Hash {
     pub fn from_base64(s: &str, what: &'static str) -> Result<Hash, Error> {
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(s.trim())
-            .map_err(|e| Error::Malformed {
+            .map_err(|e| Error::LogMalformed {
                 what,
                 reason: format!("not base64: {e}"),
             })?;
@@ -83,7 +58,7 @@ impl Hash {
 
     /// A hash from exactly 32 bytes; `what` names it in the error.
     pub fn from_slice(bytes: &[u8], what: &'static str) -> Result<Hash, Error> {
-        let arr: [u8; 32] = bytes.try_into().map_err(|_| Error::Malformed {
+        let arr: [u8; 32] = bytes.try_into().map_err(|_| Error::LogMalformed {
             what,
             reason: format!("a hash is 32 bytes, got {}", bytes.len()),
         })?;
@@ -150,7 +125,7 @@ pub struct Record {
 impl Record {
     /// Parse a record's text; anything but exactly the [`record`] form is an error.
     pub fn parse(text: &str) -> Result<Record, Error> {
-        let bad = |reason: &str| Error::Malformed {
+        let bad = |reason: &str| Error::LogMalformed {
             what: "log record",
             reason: reason.to_string(),
         };

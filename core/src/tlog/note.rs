@@ -38,7 +38,7 @@ pub fn key_id(name: &str, public_key: &[u8; 32]) -> u32 {
 }
 
 fn malformed(what: &'static str, reason: impl Into<String>) -> Error {
-    Error::Malformed {
+    Error::LogMalformed {
         what,
         reason: reason.into(),
     }
@@ -284,11 +284,11 @@ impl Verifier {
                 continue;
             }
             let sig_bytes: [u8; 64] = blob[4..].try_into().map_err(|_| {
-                Error::Signature(format!("the signature by {name} is not 64 bytes"))
+                Error::LogSignature(format!("the signature by {name} is not 64 bytes"))
             })?;
             let sig = Signature::from_bytes(&sig_bytes);
             self.key.verify_strict(text.as_bytes(), &sig).map_err(|_| {
-                Error::Signature(format!(
+                Error::LogSignature(format!(
                     "the signature by {}+{:08x} does not match the text",
                     self.name, self.id
                 ))
@@ -296,7 +296,7 @@ impl Verifier {
             verified = true;
         }
         if !verified {
-            return Err(Error::Signature(format!(
+            return Err(Error::LogSignature(format!(
                 "the note carries no signature by the key {}+{:08x}",
                 self.name, self.id
             )));

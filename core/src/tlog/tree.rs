@@ -75,7 +75,7 @@ impl MemoryHashes {
                 self.levels.push(Vec::new());
             }
             if self.levels[level].len() as u64 != index.n {
-                return Err(Error::Storage(format!(
+                return Err(Error::LogStorage(format!(
                     "stored hash ({}, {}) out of order",
                     index.level, index.n
                 )));
@@ -98,7 +98,7 @@ impl HashReader for MemoryHashes {
                     .and_then(|l| usize::try_from(i.n).ok().and_then(|n| l.get(n)))
                     .copied()
                     .ok_or_else(|| {
-                        Error::Storage(format!("no stored hash at ({}, {})", i.level, i.n))
+                        Error::LogStorage(format!("no stored hash at ({}, {})", i.level, i.n))
                     })
             })
             .collect()
@@ -159,7 +159,7 @@ pub fn prove_inclusion<R: HashReader>(
 ) -> Result<Vec<Hash>, R::Error> {
     if index >= size {
         return Err(
-            Error::InvalidRequest(format!("leaf {index} is not in a tree of size {size}")).into(),
+            Error::LogRequest(format!("leaf {index} is not in a tree of size {size}")).into(),
         );
     }
     let mut need = Vec::new();
@@ -179,7 +179,7 @@ pub fn prove_consistency<R: HashReader>(
     r: &mut R,
 ) -> Result<Vec<Hash>, R::Error> {
     if from > to {
-        return Err(Error::InvalidRequest(format!(
+        return Err(Error::LogRequest(format!(
             "from ({from}) must not be larger than to ({to})"
         ))
         .into());
@@ -202,7 +202,7 @@ fn read_exact<R: HashReader>(r: &mut R, indexes: &[StoredIndex]) -> Result<Vec<H
     }
     let hashes = r.read_hashes(indexes)?;
     if hashes.len() != indexes.len() {
-        return Err(Error::Storage(format!(
+        return Err(Error::LogStorage(format!(
             "asked for {} stored hashes, got {}",
             indexes.len(),
             hashes.len()
@@ -225,7 +225,7 @@ fn subtree_indexes(mut lo: u64, hi: u64, need: &mut Vec<StoredIndex>) -> Result<
     while lo < hi {
         let (k, level) = largest_complete(hi - lo);
         if lo & (k - 1) != 0 {
-            return Err(Error::Storage(format!(
+            return Err(Error::LogStorage(format!(
                 "subtree [{lo}, {hi}) is not aligned"
             )));
         }
@@ -255,7 +255,7 @@ impl<'a> Cursor<'a> {
 
     fn take(&mut self, count: usize) -> Result<&'a [Hash], Error> {
         if self.hashes.len() < count {
-            return Err(Error::Storage("too few stored hashes".to_string()));
+            return Err(Error::LogStorage("too few stored hashes".to_string()));
         }
         let (head, tail) = self.hashes.split_at(count);
         self.hashes = tail;
@@ -274,7 +274,7 @@ fn subtree_hash(mut lo: u64, hi: u64, cursor: &mut Cursor<'_>) -> Result<Hash, E
     let parts = cursor.take(parts)?;
     let (last, rest) = parts
         .split_last()
-        .ok_or_else(|| Error::Storage("empty subtree".to_string()))?;
+        .ok_or_else(|| Error::LogStorage("empty subtree".to_string()))?;
     Ok(rest.iter().rev().fold(*last, |h, left| node_hash(left, &h)))
 }
 

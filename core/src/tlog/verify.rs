@@ -14,7 +14,7 @@ pub fn root_from_inclusion(
     proof: &[Hash],
 ) -> Result<Hash, Error> {
     if index >= size {
-        return Err(Error::Inclusion(format!(
+        return Err(Error::LogInclusion(format!(
             "leaf {index} is beyond a tree of size {size}"
         )));
     }
@@ -23,7 +23,7 @@ pub fn root_from_inclusion(
     let mut r = *leaf;
     for p in proof {
         if s == 0 {
-            return Err(Error::Inclusion("the proof is too long".to_string()));
+            return Err(Error::LogInclusion("the proof is too long".to_string()));
         }
         if f & 1 == 1 || f == s {
             r = node_hash(p, &r);
@@ -38,7 +38,7 @@ pub fn root_from_inclusion(
         s >>= 1;
     }
     if s != 0 {
-        return Err(Error::Inclusion("the proof is too short".to_string()));
+        return Err(Error::LogInclusion("the proof is too short".to_string()));
     }
     Ok(r)
 }
@@ -54,7 +54,7 @@ pub fn verify_inclusion(
 ) -> Result<(), Error> {
     let computed = root_from_inclusion(index, size, leaf, proof)?;
     if computed != *root {
-        return Err(Error::Inclusion(format!(
+        return Err(Error::LogInclusion(format!(
             "leaf {index} does not lead to the root of the tree of size {size}"
         )));
     }
@@ -72,18 +72,18 @@ pub fn verify_consistency(
     to_root: &Hash,
 ) -> Result<(), Error> {
     if from > to {
-        return Err(Error::Consistency(format!(
+        return Err(Error::LogConsistency(format!(
             "the tree went from size {from} back to {to}"
         )));
     }
     if from == to {
         if !proof.is_empty() {
-            return Err(Error::Consistency(
+            return Err(Error::LogConsistency(
                 "a proof between equal sizes must be empty".to_string(),
             ));
         }
         if from_root != to_root {
-            return Err(Error::Consistency(format!(
+            return Err(Error::LogConsistency(format!(
                 "two different roots for the same size {from}"
             )));
         }
@@ -91,14 +91,14 @@ pub fn verify_consistency(
     }
     if from == 0 {
         if !proof.is_empty() {
-            return Err(Error::Consistency(
+            return Err(Error::LogConsistency(
                 "a proof from the empty tree must be empty".to_string(),
             ));
         }
         return Ok(());
     }
     if proof.is_empty() {
-        return Err(Error::Consistency("the proof is empty".to_string()));
+        return Err(Error::LogConsistency("the proof is empty".to_string()));
     }
     let mut path: Vec<Hash> = Vec::with_capacity(proof.len() + 1);
     if from.is_power_of_two() {
@@ -115,7 +115,7 @@ pub fn verify_consistency(
     let mut sr = path[0];
     for c in &path[1..] {
         if s == 0 {
-            return Err(Error::Consistency("the proof is too long".to_string()));
+            return Err(Error::LogConsistency("the proof is too long".to_string()));
         }
         if f & 1 == 1 || f == s {
             fr = node_hash(c, &fr);
@@ -131,15 +131,15 @@ pub fn verify_consistency(
         s >>= 1;
     }
     if s != 0 {
-        return Err(Error::Consistency("the proof is too short".to_string()));
+        return Err(Error::LogConsistency("the proof is too short".to_string()));
     }
     if fr != *from_root {
-        return Err(Error::Consistency(format!(
+        return Err(Error::LogConsistency(format!(
             "the proof does not lead to the root of the tree of size {from}"
         )));
     }
     if sr != *to_root {
-        return Err(Error::Consistency(format!(
+        return Err(Error::LogConsistency(format!(
             "the proof does not lead to the root of the tree of size {to}"
         )));
     }

@@ -49,15 +49,6 @@ pub struct LogEntry {
     pub created_at: chrono::NaiveDateTime,
 }
 
-impl From<tlog::Error> for AppError {
-    fn from(err: tlog::Error) -> Self {
-        match err {
-            tlog::Error::InvalidRequest(msg) => AppError::BadRequest(msg),
-            other => AppError::Internal(format!("transparency log: {other}")),
-        }
-    }
-}
-
 /// Reads stored hashes over a database connection (one query per call).
 pub struct DbHashes<'a>(pub &'a mut DbConnection);
 
