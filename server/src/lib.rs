@@ -58,11 +58,13 @@ pub fn run(cli: Cli) -> ExitCode {
                     })
             }
             Command::Verify => ops::verify(&cli.store).await,
-            Command::LogKey { origin } => transparency::generate_key(&origin).map(|(private, public)| {
-                println!("{private}");
-                eprintln!("public key: {public}");
-                ExitCode::SUCCESS
-            }),
+            Command::LogKey { origin } => {
+                transparency::generate_key(&origin).map(|(private, public)| {
+                    println!("{private}");
+                    eprintln!("public key: {public}");
+                    ExitCode::SUCCESS
+                })
+            }
             Command::Gc(opts) => ops::gc(&cli.store, opts.min_age())
                 .await
                 .map(|_| ExitCode::SUCCESS),

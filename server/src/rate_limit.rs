@@ -24,7 +24,10 @@ pub struct RateLimit {
 
 impl RateLimit {
     /// No limit.
-    pub const OFF: RateLimit = RateLimit { max: 0, window: Duration::from_secs(60) };
+    pub const OFF: RateLimit = RateLimit {
+        max: 0,
+        window: Duration::from_secs(60),
+    };
 
     pub fn is_off(&self) -> bool {
         self.max == 0
@@ -42,9 +45,15 @@ impl RateLimit {
             None => return Err(usage()),
         };
         let max: u32 = count.parse().map_err(|_| usage())?;
-        let digits = period.find(|c: char| !c.is_ascii_digit()).unwrap_or(period.len());
+        let digits = period
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(period.len());
         let (n, unit) = period.split_at(digits);
-        let n: u64 = if n.is_empty() { 1 } else { n.parse().map_err(|_| usage())? };
+        let n: u64 = if n.is_empty() {
+            1
+        } else {
+            n.parse().map_err(|_| usage())?
+        };
         let unit_secs = match unit {
             "s" | "sec" | "second" | "seconds" => 1,
             "m" | "min" | "minute" | "minutes" => 60,
@@ -55,7 +64,10 @@ impl RateLimit {
         if n == 0 {
             return Err(usage());
         }
-        Ok(RateLimit { max, window: Duration::from_secs(n * unit_secs) })
+        Ok(RateLimit {
+            max,
+            window: Duration::from_secs(n * unit_secs),
+        })
     }
 }
 
@@ -117,7 +129,11 @@ pub struct RateLimits {
 
 impl Default for RateLimits {
     fn default() -> Self {
-        RateLimits { publish: RateLimit::OFF, tokens: RateLimit::OFF, trust_proxy: false }
+        RateLimits {
+            publish: RateLimit::OFF,
+            tokens: RateLimit::OFF,
+            trust_proxy: false,
+        }
     }
 }
 
@@ -147,12 +163,20 @@ impl RateLimits {
                 return ip;
             }
         }
-        req.peer_addr().map(|a| a.ip().to_string()).unwrap_or_else(|| "unknown".to_string())
+        req.peer_addr()
+            .map(|a| a.ip().to_string())
+            .unwrap_or_else(|| "unknown".to_string())
     }
 
     /// Count one `action` by `token_id` from the request's IP; `429` with
     /// `Retry-After` when either the token's or the IP's count passes the limit.
-    pub async fn check(&self, db: &Db, req: &HttpRequest, action: Action, token_id: i64) -> AppResult<()> {
+    pub async fn check(
+        &self,
+        db: &Db,
+        req: &HttpRequest,
+        action: Action,
+        token_id: i64,
+    ) -> AppResult<()> {
         let limit = self.limit(action);
         if limit.is_off() {
             return Ok(());
@@ -161,7 +185,10 @@ impl RateLimits {
         let now = chrono::Utc::now().timestamp();
         let window_start = now - now.rem_euclid(window);
         let ip = self.client_ip(req);
-        let subjects = [(format!("token:{token_id}"), "token"), (format!("ip:{ip}"), "IP address")];
+        let subjects = [
+            (format!("token:{token_id}"), "token"),
+            (format!("ip:{ip}"), "IP address"),
+        ];
         let counted = subjects.clone();
         let counts = db
             .write(move |conn| {
@@ -174,7 +201,9 @@ impl RateLimits {
             .await?;
         for ((_, per), hits) in subjects.iter().zip(counts) {
             if hits > i64::from(limit.max) {
-                let retry_after = u64::try_from(window_start + window - now).unwrap_or(1).max(1);
+                let retry_after = u64::try_from(window_start + window - now)
+                    .unwrap_or(1)
+                    .max(1);
                 return Err(AppError::RateLimited {
                     detail: format!(
                         "rate limit: at most {} {} per {} per {per}; try again in {retry_after} s",
@@ -236,7 +265,13 @@ const PRUNE_POSTGRES: &str = "DELETE FROM rate_limits WHERE action = $1 AND wind
 /// `window_start`; returns the hits in that window so far. The first hit of a
 /// new window also deletes the action's counters of past windows, so the
 /// table holds at most one row per active subject.
-fn bump(conn: &mut DbConnection, action: &str, subject: &str, window_start: i64, window: i64) -> AppResult<i64> {
+fn bump(
+    conn: &mut DbConnection,
+    action: &str,
+    subject: &str,
+    window_start: i64,
+    window: i64,
+) -> AppResult<i64> {
     let hits = match conn {
         DbConnection::Sqlite(c) => {
             diesel::sql_query(BUMP_SQLITE)
@@ -258,12 +293,14 @@ fn bump(conn: &mut DbConnection, action: &str, subject: &str, window_start: i64,
     if hits == 1 {
         let stale = window_start - window;
         match conn {
-            DbConnection::Sqlite(c) => {
-                diesel::sql_query(PRUNE_SQLITE).bind::<Text, _>(action).bind::<BigInt, _>(stale).execute(c)?
-            }
-            DbConnection::Postgresql(c) => {
-                diesel::sql_query(PRUNE_POSTGRES).bind::<Text, _>(action).bind::<BigInt, _>(stale).execute(c)?
-            }
+            DbConnection::Sqlite(c) => diesel::sql_query(PRUNE_SQLITE)
+                .bind::<Text, _>(action)
+                .bind::<BigInt, _>(stale)
+                .execute(c)?,
+            DbConnection::Postgresql(c) => diesel::sql_query(PRUNE_POSTGRES)
+                .bind::<Text, _>(action)
+                .bind::<BigInt, _>(stale)
+                .execute(c)?,
         };
     }
     Ok(hits)
@@ -275,10 +312,31 @@ mod tests {
 
     #[test]
     fn parses_limits() {
-        assert_eq!(RateLimit::parse("60/min").unwrap(), RateLimit { max: 60, window: Duration::from_secs(60) });
-        assert_eq!(RateLimit::parse("10/s").unwrap(), RateLimit { max: 10, window: Duration::from_secs(1) });
-        assert_eq!(RateLimit::parse("5/10s").unwrap(), RateLimit { max: 5, window: Duration::from_secs(10) });
-        assert_eq!(RateLimit::parse("1000/hour").unwrap().window, Duration::from_secs(3600));
+        assert_eq!(
+            RateLimit::parse("60/min").unwrap(),
+            RateLimit {
+                max: 60,
+                window: Duration::from_secs(60)
+            }
+        );
+        assert_eq!(
+            RateLimit::parse("10/s").unwrap(),
+            RateLimit {
+                max: 10,
+                window: Duration::from_secs(1)
+            }
+        );
+        assert_eq!(
+            RateLimit::parse("5/10s").unwrap(),
+            RateLimit {
+                max: 5,
+                window: Duration::from_secs(10)
+            }
+        );
+        assert_eq!(
+            RateLimit::parse("1000/hour").unwrap().window,
+            Duration::from_secs(3600)
+        );
         assert!(RateLimit::parse("0").unwrap().is_off());
         assert!(RateLimit::parse("0/min").unwrap().is_off());
         assert_eq!(RateLimit::parse("60/min").unwrap().to_string(), "60/min");

@@ -25,7 +25,10 @@ const PER_CLIENT: usize = 60;
 const KILL_AFTER: usize = 60;
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("free port")
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port")
 }
 
 fn command(data: &Path) -> Command {
@@ -49,8 +52,15 @@ fn start(data: &Path) -> (Child, String) {
     let url = format!("http://127.0.0.1:{port}");
     let client = reqwest::blocking::Client::new();
     let started = Instant::now();
-    while !client.get(format!("{url}/healthz")).send().is_ok_and(|r| r.status().is_success()) {
-        assert!(started.elapsed() < Duration::from_secs(30), "toolreg-server did not start on {url}");
+    while !client
+        .get(format!("{url}/healthz"))
+        .send()
+        .is_ok_and(|r| r.status().is_success())
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "toolreg-server did not start on {url}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     (child, url)
@@ -65,9 +75,15 @@ fn every_acknowledged_publish_survives_kill_9() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let data = tmp.path().join("data");
 
-    let out =
-        command(&data).args(["admin", "create-user", "crash", "--tier", "trusted"]).output().expect("create-user");
-    assert!(out.status.success(), "create-user: {}", String::from_utf8_lossy(&out.stderr));
+    let out = command(&data)
+        .args(["admin", "create-user", "crash", "--tier", "trusted"])
+        .output()
+        .expect("create-user");
+    assert!(
+        out.status.success(),
+        "create-user: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let token = String::from_utf8_lossy(&out.stdout).trim().to_string();
 
     // Every bundle is built up front so the clients only do HTTP.
@@ -98,10 +114,13 @@ fn every_acknowledged_publish_survives_kill_9() {
         .into_iter()
         .map(|mine| {
             let (url, token) = (url.clone(), token.clone());
-            let (acknowledged, ok_count, unexpected) = (acknowledged.clone(), ok_count.clone(), unexpected.clone());
+            let (acknowledged, ok_count, unexpected) =
+                (acknowledged.clone(), ok_count.clone(), unexpected.clone());
             std::thread::spawn(move || {
-                let client =
-                    reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build().expect("client");
+                let client = reqwest::blocking::Client::builder()
+                    .timeout(Duration::from_secs(30))
+                    .build()
+                    .expect("client");
                 for (name, version, bytes) in mine {
                     let res = client
                         .post(format!("{url}/api/v1/tools"))
@@ -121,7 +140,10 @@ fn every_acknowledged_publish_survives_kill_9() {
                             acknowledged.lock().unwrap().push((name, version, sha));
                             ok_count.fetch_add(1, Ordering::SeqCst);
                         }
-                        Ok(body) => unexpected.lock().unwrap().push(format!("{name}@{version}: {status} {body}")),
+                        Ok(body) => unexpected
+                            .lock()
+                            .unwrap()
+                            .push(format!("{name}@{version}: {status} {body}")),
                         // The connection died while reading the answer: not acknowledged.
                         Err(_) => return,
                     }
@@ -146,10 +168,19 @@ fn every_acknowledged_publish_survives_kill_9() {
         c.join().expect("client thread");
     }
     let unexpected = unexpected.lock().unwrap().clone();
-    assert!(unexpected.is_empty(), "publishes answered other than 201: {unexpected:#?}");
+    assert!(
+        unexpected.is_empty(),
+        "publishes answered other than 201: {unexpected:#?}"
+    );
     let acknowledged = acknowledged.lock().unwrap().clone();
-    assert!(acknowledged.len() < CLIENTS * PER_CLIENT, "the kill came after every publish; it must come mid-way");
-    eprintln!("killed after {killed_at} acknowledged publishes ({} in total)", acknowledged.len());
+    assert!(
+        acknowledged.len() < CLIENTS * PER_CLIENT,
+        "the kill came after every publish; it must come mid-way"
+    );
+    eprintln!(
+        "killed after {killed_at} acknowledged publishes ({} in total)",
+        acknowledged.len()
+    );
 
     // Restart on the same data directory.
     let (child, url) = start(&data);
@@ -158,13 +189,32 @@ fn every_acknowledged_publish_survives_kill_9() {
 
     // Every acknowledged publish is there and downloads with its digest.
     for (name, version, sha) in &acknowledged {
-        let res = client.get(format!("{url}/api/v1/tools/{name}/{version}")).send().expect("GET version");
-        assert_eq!(res.status(), 200, "{name}@{version} was acknowledged with 201 but is gone after kill -9");
-        let res = client.get(format!("{url}/api/v1/tools/{name}/{version}/download")).send().expect("download");
+        let res = client
+            .get(format!("{url}/api/v1/tools/{name}/{version}"))
+            .send()
+            .expect("GET version");
+        assert_eq!(
+            res.status(),
+            200,
+            "{name}@{version} was acknowledged with 201 but is gone after kill -9"
+        );
+        let res = client
+            .get(format!("{url}/api/v1/tools/{name}/{version}/download"))
+            .send()
+            .expect("download");
         assert_eq!(res.status(), 200, "{name}@{version} download");
-        let header = res.headers().get("x-checksum-sha256").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+        let header = res
+            .headers()
+            .get("x-checksum-sha256")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
         let bytes = res.bytes().expect("bundle bytes");
-        assert_eq!(&sha256_hex(&bytes), sha, "{name}@{version}: downloaded bytes differ from the acknowledged digest");
+        assert_eq!(
+            &sha256_hex(&bytes),
+            sha,
+            "{name}@{version}: downloaded bytes differ from the acknowledged digest"
+        );
         assert_eq!(&header, sha, "{name}@{version}: X-Checksum-Sha256");
     }
 
@@ -172,12 +222,21 @@ fn every_acknowledged_publish_survives_kill_9() {
     // touched (acknowledged or not) has its complete metadata and bundle.
     let names: BTreeSet<String> = (0..CLIENTS)
         .flat_map(|c| {
-            (0..PER_CLIENT).map(move |i| if i % 2 == 0 { format!("crash-c{c}-n{i}") } else { format!("crash-c{c}") })
+            (0..PER_CLIENT).map(move |i| {
+                if i % 2 == 0 {
+                    format!("crash-c{c}-n{i}")
+                } else {
+                    format!("crash-c{c}")
+                }
+            })
         })
         .collect();
     let mut visible: BTreeMap<String, usize> = BTreeMap::new();
     for name in &names {
-        let res = client.get(format!("{url}/api/v1/tools/{name}")).send().expect("GET tool");
+        let res = client
+            .get(format!("{url}/api/v1/tools/{name}"))
+            .send()
+            .expect("GET tool");
         match res.status().as_u16() {
             404 => continue,
             200 => {}
@@ -185,12 +244,22 @@ fn every_acknowledged_publish_survives_kill_9() {
         }
         let tool: Value = res.json().expect("tool JSON");
         let versions = tool["versions"].as_array().expect("versions array");
-        assert!(!versions.is_empty(), "{name} is visible without any version: {tool}");
+        assert!(
+            !versions.is_empty(),
+            "{name} is visible without any version: {tool}"
+        );
         for v in versions {
             let version = v["version"].as_str().expect("version");
             let sha = v["sha256"].as_str().expect("sha256");
-            let res = client.get(format!("{url}/api/v1/tools/{name}/{version}/download")).send().expect("download");
-            assert_eq!(res.status(), 200, "{name}@{version} is visible but does not download");
+            let res = client
+                .get(format!("{url}/api/v1/tools/{name}/{version}/download"))
+                .send()
+                .expect("download");
+            assert_eq!(
+                res.status(),
+                200,
+                "{name}@{version} is visible but does not download"
+            );
             let bytes = res.bytes().expect("bundle bytes");
             assert_eq!(
                 sha256_hex(&bytes),
@@ -201,8 +270,14 @@ fn every_acknowledged_publish_survives_kill_9() {
         }
     }
     let visible_total: usize = visible.values().sum();
-    assert!(visible_total >= acknowledged.len(), "fewer versions visible ({visible_total}) than acknowledged");
-    eprintln!("{visible_total} versions visible after the restart, {} acknowledged", acknowledged.len());
+    assert!(
+        visible_total >= acknowledged.len(),
+        "fewer versions visible ({visible_total}) than acknowledged"
+    );
+    eprintln!(
+        "{visible_total} versions visible after the restart, {} acknowledged",
+        acknowledged.len()
+    );
 
     // A publish that was lost with the crash can be retried; one that is
     // visible is immutable (409).
@@ -218,7 +293,12 @@ fn every_acknowledged_publish_survives_kill_9() {
         .body(BundleBuilder::http(&retry, "1.0.0").pack())
         .send()
         .expect("retry publish");
-    assert_eq!(res.status(), 201, "retrying the lost publish of {retry}: {}", res.text().unwrap_or_default());
+    assert_eq!(
+        res.status(),
+        201,
+        "retrying the lost publish of {retry}: {}",
+        res.text().unwrap_or_default()
+    );
     let (name, version, _) = &acknowledged[0];
     let res = client
         .post(format!("{url}/api/v1/tools"))
@@ -227,7 +307,11 @@ fn every_acknowledged_publish_survives_kill_9() {
         .body(BundleBuilder::http(name, version).pack())
         .send()
         .expect("republish");
-    assert_eq!(res.status(), 409, "republishing {name}@{version} after the restart");
+    assert_eq!(
+        res.status(),
+        409,
+        "republishing {name}@{version} after the restart"
+    );
 
     // Stop the server before `verify` reads the same data.
     let _ = child.0.kill();

@@ -14,18 +14,27 @@ use reqwest::blocking::Client;
 use serde_json::Value;
 
 fn no_redirects() -> Client {
-    Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client")
+    Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client")
 }
 
 /// A bundle with a README large enough to need several reads from storage.
 fn big_bundle(name: &str) -> Vec<u8> {
-    let readme: String = (0..20_000).map(|i| format!("line {i} of a long README for {name}\n")).collect();
-    BundleBuilder::http(name, "1.0.0").file("README.md", readme).pack()
+    let readme: String = (0..20_000)
+        .map(|i| format!("line {i} of a long README for {name}\n"))
+        .collect();
+    BundleBuilder::http(name, "1.0.0")
+        .file("README.md", readme)
+        .pack()
 }
 
 #[test]
 fn redirect_downloads_answer_a_presigned_url_that_serves_the_bundle() {
-    let Some(services) = Services::s3_only() else { return };
+    let Some(services) = Services::s3_only() else {
+        return;
+    };
     let env = services.env();
     let tmp = tempfile::tempdir().expect("tempdir");
     let token = create_user(tmp.path(), &env, "alice", "verified", false);
@@ -39,25 +48,61 @@ fn redirect_downloads_answer_a_presigned_url_that_serves_the_bundle() {
     let sha = published["sha256"].as_str().expect("sha256").to_string();
     assert_eq!(sha, sha256_hex(&bundle));
 
-    for path in ["/api/v1/tools/presigned-probe/1.0.0/download".to_string(), format!("/api/v1/blobs/sha256/{sha}")] {
+    for path in [
+        "/api/v1/tools/presigned-probe/1.0.0/download".to_string(),
+        format!("/api/v1/blobs/sha256/{sha}"),
+    ] {
         let res = client.get(server.api(&path)).send().expect("download");
         assert_eq!(res.status(), 307, "{path} with --redirect-downloads");
-        let header = |name: &str| res.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
-        assert_eq!(header("x-checksum-sha256"), sha, "{path}: X-Checksum-Sha256 kept on the redirect");
+        let header = |name: &str| {
+            res.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_string()
+        };
+        assert_eq!(
+            header("x-checksum-sha256"),
+            sha,
+            "{path}: X-Checksum-Sha256 kept on the redirect"
+        );
         assert_eq!(header("etag"), format!("\"{sha}\""));
-        assert!(!header("cache-control").contains("immutable"), "a presigned URL expires: {}", header("cache-control"));
+        assert!(
+            !header("cache-control").contains("immutable"),
+            "a presigned URL expires: {}",
+            header("cache-control")
+        );
         let location = header("location");
         let endpoint = process::s3_endpoint();
-        assert!(location.starts_with(&endpoint), "{path}: Location {location} is not on the S3 server {endpoint}");
-        assert!(location.contains(&format!("/registry/bundles/sha256/{sha}")), "{location}");
-        assert!(location.contains("X-Amz-Signature="), "presigned: {location}");
-        assert!(location.contains("X-Amz-Expires=300"), "valid for 5 minutes: {location}");
+        assert!(
+            location.starts_with(&endpoint),
+            "{path}: Location {location} is not on the S3 server {endpoint}"
+        );
+        assert!(
+            location.contains(&format!("/registry/bundles/sha256/{sha}")),
+            "{location}"
+        );
+        assert!(
+            location.contains("X-Amz-Signature="),
+            "presigned: {location}"
+        );
+        assert!(
+            location.contains("X-Amz-Expires=300"),
+            "valid for 5 minutes: {location}"
+        );
 
         // Following it gives the bundle bytes straight from S3.
-        let from_s3 = Client::new().get(&location).send().expect("GET the presigned URL");
+        let from_s3 = Client::new()
+            .get(&location)
+            .send()
+            .expect("GET the presigned URL");
         assert_eq!(from_s3.status(), 200);
         let bytes = from_s3.bytes().expect("bytes");
-        assert_eq!(sha256_hex(&bytes), sha, "{path}: the presigned URL serves other bytes");
+        assert_eq!(
+            sha256_hex(&bytes),
+            sha,
+            "{path}: the presigned URL serves other bytes"
+        );
     }
 
     // A client that follows redirects gets the bytes in one call.
@@ -76,13 +121,18 @@ fn redirect_downloads_answer_a_presigned_url_that_serves_the_bundle() {
         .send()
         .expect("conditional download");
     assert_eq!(res.status(), 304);
-    let res = client.get(server.api("/api/v1/tools/presigned-probe/9.9.9/download")).send().expect("download");
+    let res = client
+        .get(server.api("/api/v1/tools/presigned-probe/9.9.9/download"))
+        .send()
+        .expect("download");
     assert_eq!(res.status(), 404);
 }
 
 #[test]
 fn without_the_flag_s3_bundles_stream_through_the_server() {
-    let Some(services) = Services::s3_only() else { return };
+    let Some(services) = Services::s3_only() else {
+        return;
+    };
     let env = services.env();
     let tmp = tempfile::tempdir().expect("tempdir");
     let token = create_user(tmp.path(), &env, "alice", "verified", false);
@@ -90,11 +140,26 @@ fn without_the_flag_s3_bundles_stream_through_the_server() {
     let client = no_redirects();
 
     let bundle = big_bundle("streamed-probe");
-    assert_eq!(server.publish(&client, &token, bundle.clone()).status(), 201);
-    let res = client.get(server.api("/api/v1/tools/streamed-probe/1.0.0/download")).send().expect("download");
+    assert_eq!(
+        server.publish(&client, &token, bundle.clone()).status(),
+        201
+    );
+    let res = client
+        .get(server.api("/api/v1/tools/streamed-probe/1.0.0/download"))
+        .send()
+        .expect("download");
     assert_eq!(res.status(), 200);
-    assert_eq!(res.content_length(), Some(bundle.len() as u64), "streamed with its length");
-    let sha = res.headers().get("x-checksum-sha256").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    assert_eq!(
+        res.content_length(),
+        Some(bundle.len() as u64),
+        "streamed with its length"
+    );
+    let sha = res
+        .headers()
+        .get("x-checksum-sha256")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
     let bytes = res.bytes().expect("bytes");
     assert_eq!(sha256_hex(&bytes), sha);
     assert_eq!(bytes.as_ref(), bundle.as_slice());
@@ -103,8 +168,18 @@ fn without_the_flag_s3_bundles_stream_through_the_server() {
 #[test]
 fn redirect_downloads_need_s3_storage() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let out = run(tmp.path(), &[], &["serve", "--listen", "127.0.0.1:0", "--redirect-downloads"]);
-    assert!(!out.status.success(), "--redirect-downloads on local files must not start");
+    let out = run(
+        tmp.path(),
+        &[],
+        &["serve", "--listen", "127.0.0.1:0", "--redirect-downloads"],
+    );
+    assert!(
+        !out.status.success(),
+        "--redirect-downloads on local files must not start"
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("--redirect-downloads needs S3 storage"), "{stderr}");
+    assert!(
+        stderr.contains("--redirect-downloads needs S3 storage"),
+        "{stderr}"
+    );
 }

@@ -115,8 +115,14 @@ async fn openapi_covers_every_route(app: TestApp) {
         }
     }
     assert!(doc["components"]["schemas"]["ProblemBody"].is_object());
-    assert_eq!(doc["components"]["securitySchemes"]["bearer"]["scheme"], "bearer");
-    assert_eq!(doc["paths"]["/api/v1/tools"]["post"]["security"][0]["bearer"], serde_json::json!([]));
+    assert_eq!(
+        doc["components"]["securitySchemes"]["bearer"]["scheme"],
+        "bearer"
+    );
+    assert_eq!(
+        doc["paths"]["/api/v1/tools"]["post"]["security"][0]["bearer"],
+        serde_json::json!([])
+    );
 }
 
 async fn admin_create_user_prints_a_working_token(app: TestApp) {

@@ -27,13 +27,18 @@ fn get_json(client: &Client, url: String) -> (u16, Value) {
 /// A Matimo `function` tool (needs the `trusted` tier).
 fn function_tool(name: &str, version: &str) -> Vec<u8> {
     BundleBuilder::corpus("matimo/calculator", name, version)
-        .file("calculator.ts", "export default async function () { return { result: 0 }; }\n")
+        .file(
+            "calculator.ts",
+            "export default async function () { return { result: 0 }; }\n",
+        )
         .pack()
 }
 
 #[test]
 fn two_replicas_on_one_database_and_bucket_agree() {
-    let Some(services) = Services::postgres_and_s3() else { return };
+    let Some(services) = Services::postgres_and_s3() else {
+        return;
+    };
     let env = services.env();
     let tmp = tempfile::tempdir().expect("tempdir");
     let (data_a, data_b) = (tmp.path().join("a"), tmp.path().join("b"));
@@ -50,15 +55,29 @@ fn two_replicas_on_one_database_and_bucket_agree() {
     assert_eq!(res.status(), 201, "{}", res.text().unwrap_or_default());
     let sha = sha256_hex(&bundle);
     let (status, version) = get_json(&client, b.api("/api/v1/tools/replicated-tool/1.0.0"));
-    assert_eq!(status, 200, "metadata on B right after the publish on A: {version}");
+    assert_eq!(
+        status, 200,
+        "metadata on B right after the publish on A: {version}"
+    );
     assert_eq!(version["sha256"], sha.as_str());
-    let res = client.get(b.api("/api/v1/tools/replicated-tool/1.0.0/download")).send().expect("download on B");
+    let res = client
+        .get(b.api("/api/v1/tools/replicated-tool/1.0.0/download"))
+        .send()
+        .expect("download on B");
     assert_eq!(res.status(), 200);
-    assert_eq!(sha256_hex(&res.bytes().expect("bytes")), sha, "B downloads A's bundle from the shared bucket");
-    let (_, took) = eventually(Duration::from_secs(2), "search on B finds the tool published on A", || {
-        let (status, body) = get_json(&client, b.api("/api/v1/search?q=replicated"));
-        (status == 200 && body["hits"][0]["name"] == "replicated-tool").then_some(())
-    });
+    assert_eq!(
+        sha256_hex(&res.bytes().expect("bytes")),
+        sha,
+        "B downloads A's bundle from the shared bucket"
+    );
+    let (_, took) = eventually(
+        Duration::from_secs(2),
+        "search on B finds the tool published on A",
+        || {
+            let (status, body) = get_json(&client, b.api("/api/v1/search?q=replicated"));
+            (status == 200 && body["hits"][0]["name"] == "replicated-tool").then_some(())
+        },
+    );
     eprintln!("publish on A searchable on B after {took:?}");
 
     // Yank on B → resolve on A skips it.
@@ -66,17 +85,26 @@ fn two_replicas_on_one_database_and_bucket_agree() {
     assert_eq!(a.publish(&client, &alice, newer).status(), 201);
     let (_, resolved) = get_json(&client, a.api("/api/v1/resolve/replicated-tool?req=^1"));
     assert_eq!(resolved["version"], "1.1.0");
-    let res =
-        client.delete(b.api("/api/v1/tools/replicated-tool/1.1.0/yank")).bearer_auth(&alice).send().expect("yank on B");
+    let res = client
+        .delete(b.api("/api/v1/tools/replicated-tool/1.1.0/yank"))
+        .bearer_auth(&alice)
+        .send()
+        .expect("yank on B");
     assert_eq!(res.status(), 200, "{}", res.text().unwrap_or_default());
     let (status, resolved) = get_json(&client, a.api("/api/v1/resolve/replicated-tool?req=^1"));
     assert_eq!(status, 200);
-    assert_eq!(resolved["version"], "1.0.0", "A resolves past the version yanked on B: {resolved}");
+    assert_eq!(
+        resolved["version"], "1.0.0",
+        "A resolves past the version yanked on B: {resolved}"
+    );
 
     // Demote on A → download on B refuses.
     let res = b.publish(&client, &bob, function_tool("replicated-fn", "1.0.0"));
     assert_eq!(res.status(), 201, "{}", res.text().unwrap_or_default());
-    let res = client.get(b.api("/api/v1/tools/replicated-fn/1.0.0/download")).send().expect("download");
+    let res = client
+        .get(b.api("/api/v1/tools/replicated-fn/1.0.0/download"))
+        .send()
+        .expect("download");
     assert_eq!(res.status(), 200);
     let res = client
         .put(a.api("/api/v1/publishers/bob/tier"))
@@ -85,10 +113,20 @@ fn two_replicas_on_one_database_and_bucket_agree() {
         .send()
         .expect("demote on A");
     assert_eq!(res.status(), 200, "{}", res.text().unwrap_or_default());
-    let res = client.get(b.api("/api/v1/tools/replicated-fn/1.0.0/download")).send().expect("download on B");
-    assert_eq!(res.status(), 403, "B must refuse the download of a version blocked by a demotion on A");
+    let res = client
+        .get(b.api("/api/v1/tools/replicated-fn/1.0.0/download"))
+        .send()
+        .expect("download on B");
+    assert_eq!(
+        res.status(),
+        403,
+        "B must refuse the download of a version blocked by a demotion on A"
+    );
     let body: Value = res.json().expect("problem");
-    assert_eq!(body["type"], "https://toolreg.dev/problems/blocked", "{body:#}");
+    assert_eq!(
+        body["type"], "https://toolreg.dev/problems/blocked",
+        "{body:#}"
+    );
     let (_, shown) = get_json(&client, b.api("/api/v1/tools/replicated-fn/1.0.0"));
     assert_eq!(shown["blocked"], true, "{shown}");
 
@@ -96,8 +134,12 @@ fn two_replicas_on_one_database_and_bucket_agree() {
     for round in 0..8 {
         let name = format!("race-{round}");
         // Different bytes on each side, so the stored bundle shows who won.
-        let on_a = BundleBuilder::http(&name, "1.0.0").file("README.md", "published on A\n").pack();
-        let on_b = BundleBuilder::http(&name, "1.0.0").file("README.md", "published on B\n").pack();
+        let on_a = BundleBuilder::http(&name, "1.0.0")
+            .file("README.md", "published on A\n")
+            .pack();
+        let on_b = BundleBuilder::http(&name, "1.0.0")
+            .file("README.md", "published on B\n")
+            .pack();
         let barrier = Arc::new(Barrier::new(2));
         let racers: Vec<_> = [(a.url.clone(), on_a.clone()), (b.url.clone(), on_b.clone())]
             .into_iter()
@@ -118,15 +160,26 @@ fn two_replicas_on_one_database_and_bucket_agree() {
                 })
             })
             .collect();
-        let results: Vec<(u16, String)> = racers.into_iter().map(|t| t.join().expect("racer")).collect();
+        let results: Vec<(u16, String)> = racers
+            .into_iter()
+            .map(|t| t.join().expect("racer"))
+            .collect();
         let mut statuses: Vec<u16> = results.iter().map(|r| r.0).collect();
         statuses.sort();
-        assert_eq!(statuses, vec![201, 409], "round {round}: exactly one 201 and one 409: {results:#?}");
+        assert_eq!(
+            statuses,
+            vec![201, 409],
+            "round {round}: exactly one 201 and one 409: {results:#?}"
+        );
         let winner = if results[0].0 == 201 { &on_a } else { &on_b };
         let (_, tool) = get_json(&client, b.api(&format!("/api/v1/tools/{name}")));
         let versions = tool["versions"].as_array().expect("versions");
         assert_eq!(versions.len(), 1, "round {round}: one version: {tool}");
-        assert_eq!(versions[0]["sha256"], sha256_hex(winner).as_str(), "round {round}: the winner's digest");
+        assert_eq!(
+            versions[0]["sha256"],
+            sha256_hex(winner).as_str(),
+            "round {round}: the winner's digest"
+        );
         for replica in [&a, &b] {
             let bytes = client
                 .get(replica.api(&format!("/api/v1/tools/{name}/1.0.0/download")))
@@ -134,7 +187,12 @@ fn two_replicas_on_one_database_and_bucket_agree() {
                 .expect("download")
                 .bytes()
                 .expect("bytes");
-            assert_eq!(bytes.as_ref(), winner.as_slice(), "round {round}: {} serves the winner's bundle", replica.url);
+            assert_eq!(
+                bytes.as_ref(),
+                winner.as_slice(),
+                "round {round}: {} serves the winner's bundle",
+                replica.url
+            );
         }
     }
 

@@ -179,10 +179,9 @@ pub fn prove_consistency<R: HashReader>(
     r: &mut R,
 ) -> Result<Vec<Hash>, R::Error> {
     if from > to {
-        return Err(Error::LogRequest(format!(
-            "from ({from}) must not be larger than to ({to})"
-        ))
-        .into());
+        return Err(
+            Error::LogRequest(format!("from ({from}) must not be larger than to ({to})")).into(),
+        );
     }
     if from == 0 || from == to {
         return Ok(Vec::new());

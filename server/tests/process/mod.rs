@@ -17,7 +17,8 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_toolreg-server");
 pub const PG_ADMIN_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
 
 pub fn s3_endpoint() -> String {
-    std::env::var("TOOLREG_TEST_S3_ENDPOINT").unwrap_or_else(|_| "http://127.0.0.1:9000".to_string())
+    std::env::var("TOOLREG_TEST_S3_ENDPOINT")
+        .unwrap_or_else(|_| "http://127.0.0.1:9000".to_string())
 }
 
 /// Skip (print `SKIPPED: why`, return `None`) unless `CI` is set, then fail.
@@ -30,7 +31,9 @@ fn unavailable<T>(why: String) -> Option<T> {
 }
 
 fn suffix() -> String {
-    Alphanumeric.sample_string(&mut rand::rng(), 10).to_ascii_lowercase()
+    Alphanumeric
+        .sample_string(&mut rand::rng(), 10)
+        .to_ascii_lowercase()
 }
 
 /// A PostgreSQL database and/or an S3 bucket of this test's own; the
@@ -43,7 +46,10 @@ pub struct Services {
 impl Services {
     /// A fresh PostgreSQL database and S3 bucket.
     pub fn postgres_and_s3() -> Option<Services> {
-        let mut services = Services { database: None, bucket: None };
+        let mut services = Services {
+            database: None,
+            bucket: None,
+        };
         services.database = Some(create_database()?);
         services.bucket = Some(create_bucket()?);
         Some(services)
@@ -51,14 +57,20 @@ impl Services {
 
     /// A fresh S3 bucket only (the database stays SQLite).
     pub fn s3_only() -> Option<Services> {
-        Some(Services { database: None, bucket: Some(create_bucket()?) })
+        Some(Services {
+            database: None,
+            bucket: Some(create_bucket()?),
+        })
     }
 
     /// The environment a server (or admin command) needs to use these services.
     pub fn env(&self) -> Vec<(String, String)> {
         let mut env = Vec::new();
         if let Some(db) = &self.database {
-            env.push(("TOOLREG_DATABASE_URL".into(), format!("postgres://postgres@127.0.0.1:5432/{db}")));
+            env.push((
+                "TOOLREG_DATABASE_URL".into(),
+                format!("postgres://postgres@127.0.0.1:5432/{db}"),
+            ));
         }
         if let Some(bucket) = &self.bucket {
             env.push(("TOOLREG_STORAGE".into(), format!("s3://{bucket}/registry")));
@@ -76,7 +88,8 @@ impl Drop for Services {
     fn drop(&mut self) {
         if let Some(name) = &self.database {
             if let Ok(mut conn) = diesel::PgConnection::establish(PG_ADMIN_URL) {
-                let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).execute(&mut conn);
+                let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                    .execute(&mut conn);
             }
         }
     }
@@ -88,22 +101,33 @@ fn create_database() -> Option<String> {
         Err(e) => return unavailable(format!("PostgreSQL unreachable at {PG_ADMIN_URL}: {e}")),
     };
     let name = format!("toolreg_ops_{}", suffix());
-    diesel::sql_query(format!("CREATE DATABASE {name}")).execute(&mut conn).expect("create the test database");
+    diesel::sql_query(format!("CREATE DATABASE {name}"))
+        .execute(&mut conn)
+        .expect("create the test database");
     Some(name)
 }
 
 fn create_bucket() -> Option<String> {
     let endpoint = s3_endpoint();
     let bucket = format!("toolreg-ops-{}", suffix());
-    match reqwest::blocking::Client::new().put(format!("{endpoint}/{bucket}")).send() {
+    match reqwest::blocking::Client::new()
+        .put(format!("{endpoint}/{bucket}"))
+        .send()
+    {
         Ok(res) if res.status().is_success() => Some(bucket),
-        Ok(res) => unavailable(format!("S3 server at {endpoint}: creating bucket {bucket} answered {}", res.status())),
+        Ok(res) => unavailable(format!(
+            "S3 server at {endpoint}: creating bucket {bucket} answered {}",
+            res.status()
+        )),
         Err(e) => unavailable(format!("S3 server unreachable at {endpoint}: {e}")),
     }
 }
 
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("free port")
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port")
 }
 
 /// `toolreg-server` with `env` and a data directory, nothing inherited from
@@ -123,20 +147,33 @@ pub fn command(data: &Path, env: &[(String, String)]) -> Command {
 }
 
 /// `admin create-user LOGIN --tier TIER [--admin]`; returns the token.
-pub fn create_user(data: &Path, env: &[(String, String)], login: &str, tier: &str, admin: bool) -> String {
+pub fn create_user(
+    data: &Path,
+    env: &[(String, String)],
+    login: &str,
+    tier: &str,
+    admin: bool,
+) -> String {
     let mut cmd = command(data, env);
     cmd.args(["admin", "create-user", login, "--tier", tier]);
     if admin {
         cmd.arg("--admin");
     }
     let out = cmd.output().expect("run admin create-user");
-    assert!(out.status.success(), "create-user {login}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "create-user {login}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 /// Run a subcommand to completion.
 pub fn run(data: &Path, env: &[(String, String)], args: &[&str]) -> Output {
-    command(data, env).args(args).output().expect("run toolreg-server")
+    command(data, env)
+        .args(args)
+        .output()
+        .expect("run toolreg-server")
 }
 
 /// A running `toolreg-server serve`, killed when dropped.
@@ -156,17 +193,29 @@ impl Server {
             .stdout(Stdio::null())
             .spawn()
             .expect("start toolreg-server");
-        let mut server = Server { child, url: format!("http://127.0.0.1:{port}"), data: data.to_path_buf() };
+        let mut server = Server {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+            data: data.to_path_buf(),
+        };
         let client = reqwest::blocking::Client::new();
         let started = Instant::now();
         loop {
-            if client.get(format!("{}/healthz", server.url)).send().is_ok_and(|r| r.status().is_success()) {
+            if client
+                .get(format!("{}/healthz", server.url))
+                .send()
+                .is_ok_and(|r| r.status().is_success())
+            {
                 return server;
             }
             if let Ok(Some(status)) = server.child.try_wait() {
                 panic!("toolreg-server exited during start-up: {status}");
             }
-            assert!(started.elapsed() < Duration::from_secs(30), "toolreg-server did not start on {}", server.url);
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "toolreg-server did not start on {}",
+                server.url
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -205,7 +254,11 @@ impl Drop for Server {
 }
 
 /// Poll `check` every 20 ms until it gives `Some`, failing after `within`.
-pub fn eventually<T>(within: Duration, what: &str, mut check: impl FnMut() -> Option<T>) -> (T, Duration) {
+pub fn eventually<T>(
+    within: Duration,
+    what: &str,
+    mut check: impl FnMut() -> Option<T>,
+) -> (T, Duration) {
     let started = Instant::now();
     loop {
         if let Some(v) = check() {
