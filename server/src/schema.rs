@@ -94,6 +94,28 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    log_entries (idx) {
+        idx -> BigInt,
+        version_id -> BigInt,
+        tool -> Text,
+        version -> Text,
+        sha256 -> Text,
+        record -> Text,
+        leaf_hash -> Binary,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    log_hashes (id) {
+        id -> BigInt,
+        level -> Integer,
+        n -> BigInt,
+        hash -> Binary,
+    }
+}
+
 diesel::joinable!(tokens -> users (user_id));
 diesel::joinable!(tool_owners -> tools (tool_id));
 diesel::joinable!(tool_owners -> users (user_id));
@@ -107,5 +129,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     tool_owners,
     versions,
     changes,
-    audit_log
+    audit_log,
+    log_entries,
+    log_hashes
 );

@@ -8,28 +8,7 @@ use toolreg_core::tlog::{self, Hash, HashReader, StoredIndex};
 
 use crate::db::{now, DbConnection};
 use crate::error::{internal, AppError, AppResult};
-
-diesel::table! {
-    log_entries (idx) {
-        idx -> BigInt,
-        version_id -> BigInt,
-        tool -> Text,
-        version -> Text,
-        sha256 -> Text,
-        record -> Text,
-        leaf_hash -> Binary,
-        created_at -> Timestamp,
-    }
-}
-
-diesel::table! {
-    log_hashes (id) {
-        id -> BigInt,
-        level -> Integer,
-        n -> BigInt,
-        hash -> Binary,
-    }
-}
+use crate::schema::{log_entries, log_hashes};
 
 /// The advisory lock key that serializes log appends across replicas on
 /// PostgreSQL (SQLite has one writer at a time already).
@@ -177,12 +156,14 @@ pub fn backfill(conn: &mut DbConnection) -> AppResult<usize> {
     use crate::schema::{tools, versions};
     // Under the append lock, so replicas starting together don't both append.
     lock_appends(conn)?;
-    let logged: Vec<i64> = log_entries::table
-        .select(log_entries::version_id)
-        .load(conn)?;
-    let logged: std::collections::HashSet<i64> = logged.into_iter().collect();
+    // Only the versions without a record: one query over the unique index on
+    // `log_entries.version_id`, so a start-up with a complete log reads nothing.
+    let unlogged = diesel::dsl::not(diesel::dsl::exists(
+        log_entries::table.filter(log_entries::version_id.eq(versions::id)),
+    ));
     let all: Vec<(i64, String, String, String)> = versions::table
         .inner_join(tools::table)
+        .filter(unlogged)
         .order(versions::id.asc())
         .select((
             versions::id,
@@ -192,7 +173,7 @@ pub fn backfill(conn: &mut DbConnection) -> AppResult<usize> {
         ))
         .load(conn)?;
     let mut appended = 0;
-    for (id, tool, version, sha256) in all.into_iter().filter(|(id, ..)| !logged.contains(id)) {
+    for (id, tool, version, sha256) in all {
         append(conn, id, &tool, &version, &sha256)?;
         appended += 1;
     }
