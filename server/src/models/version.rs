@@ -51,6 +51,27 @@ pub struct VersionSummary {
     pub publisher_id: i64,
 }
 
+/// The summary fields of a stored manifest (the canonical `toolreg_core::Tool`
+/// as JSON), read leniently: a row that doesn't parse gives empty fields
+/// rather than an error, so one odd row can't break a listing or the index.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+pub struct ManifestSummary {
+    pub call_name: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub keywords: Vec<String>,
+    pub license: Option<String>,
+    pub homepage: Option<String>,
+    pub repository: Option<String>,
+}
+
+impl ManifestSummary {
+    pub fn parse(manifest: &str) -> ManifestSummary {
+        serde_json::from_str(manifest).unwrap_or_default()
+    }
+}
+
 /// A row to insert on publish.
 #[derive(Debug, Insertable)]
 #[diesel(table_name = versions)]

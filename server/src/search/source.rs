@@ -7,12 +7,11 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use diesel::dsl::max;
 use diesel::prelude::*;
-use serde_json::Value;
 use toolreg_core::{ExecutionKind, Format, Tier};
 
 use super::{Change, SearchDoc, SearchError, SearchSource};
 use crate::db::{Db, DbConnection};
-use crate::models::version::semver_desc;
+use crate::models::version::{semver_desc, ManifestSummary};
 use crate::models::ToolRow;
 use crate::schema::{changes, tools, versions};
 
@@ -90,35 +89,19 @@ fn clip_bytes(s: &str, max: usize) -> &str {
 /// the canonical `toolreg_core::Tool` as JSON; fields are read leniently so
 /// that one odd row can't stop the index from being built.
 fn build_doc(tool: &ToolRow, v: Chosen) -> SearchDoc {
-    let manifest: Value = serde_json::from_str(&v.manifest).unwrap_or(Value::Null);
-    let text = |key: &str| {
-        manifest
-            .get(key)
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    };
-    let keywords = manifest
-        .get("keywords")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
+    let manifest = ManifestSummary::parse(&v.manifest);
     SearchDoc {
         name: tool.name.clone(),
         version: v.version,
-        title: text("title"),
-        description: text("description").unwrap_or_default(),
+        title: manifest.title,
+        description: manifest.description.unwrap_or_default(),
         notes: v
             .readme
             .as_deref()
             .map(|r| clip_bytes(r, MAX_NOTES).to_string())
             .unwrap_or_default(),
-        keywords,
-        license: text("license"),
+        keywords: manifest.keywords,
+        license: manifest.license,
         format: v.format.parse().unwrap_or(Format::Matimo),
         execution: v.execution.parse().unwrap_or(ExecutionKind::Function),
         tier: v.publisher_tier.parse().unwrap_or(Tier::Untrusted),

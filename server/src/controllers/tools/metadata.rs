@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::app::AppState;
 use crate::error::{AppResult, ProblemBody};
-use crate::models::version::list_for_tool;
+use crate::models::version::{list_for_tool, ManifestSummary};
 use crate::models::{owner, ToolRow, User, VersionRow};
 use crate::views::{
     rfc3339, EncodablePublisher, EncodableTool, EncodableVersion, EncodableVersionSummary,
@@ -41,39 +41,23 @@ pub async fn show_tool(
                         .find(id)
                         .select(versions::manifest)
                         .first(conn)?;
-                    serde_json::from_str::<Value>(&text).unwrap_or(Value::Null)
+                    ManifestSummary::parse(&text)
                 }
-                None => Value::Null,
+                None => ManifestSummary::default(),
             };
-            let text = |key: &str| {
-                manifest
-                    .get(key)
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-            };
-            let keywords = manifest
-                .get("keywords")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default();
             let latest_row = versions
                 .iter()
                 .find(|(v, _)| Some(v.id) == latest)
                 .map(|(v, _)| v);
             Ok(EncodableTool {
                 name: tool.name.clone(),
-                call_name: text("call_name"),
-                title: text("title"),
-                description: text("description"),
-                keywords,
-                license: text("license"),
-                homepage: text("homepage"),
-                repository: text("repository"),
+                call_name: manifest.call_name,
+                title: manifest.title,
+                description: manifest.description,
+                keywords: manifest.keywords,
+                license: manifest.license,
+                homepage: manifest.homepage,
+                repository: manifest.repository,
                 format: latest_row.map(|v| v.format.clone()),
                 execution: latest_row.map(|v| v.execution.clone()),
                 latest_version: latest_row.map(|v| v.version.clone()),
