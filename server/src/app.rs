@@ -18,6 +18,9 @@ use crate::downloads::DownloadCounter;
 use crate::error::{json_error_handler, path_error_handler, query_error_handler};
 use crate::metrics::Metrics;
 
+/// Blocking-pool threads per HTTP worker (see [`server`]).
+pub const BLOCKING_THREADS_PER_WORKER: usize = 4;
+
 /// How long a presigned download URL stays valid (`--redirect-downloads`).
 pub const PRESIGNED_URL_LIFETIME: Duration = Duration::from_secs(300);
 
@@ -42,6 +45,8 @@ pub struct AppState {
     /// The transparency log's signing key and latest checkpoint (`serve`
     /// sets the configured key; [`AppState::new`] starts with a random one).
     pub log: crate::transparency::LogService,
+    /// Encoded answers of the hot read routes and small bundles.
+    pub cache: crate::read_cache::ReadCache,
 }
 
 impl AppState {
@@ -60,6 +65,7 @@ impl AppState {
             rate_limits: crate::rate_limit::RateLimits::default(),
             redirect_downloads: None,
             log: crate::transparency::LogService::ephemeral(),
+            cache: crate::read_cache::ReadCache::default(),
         }
     }
 }
@@ -159,6 +165,11 @@ pub fn server(
             .wrap(from_fn(crate::metrics::track))
     })
     .shutdown_timeout(30)
+    // Database work and local-file reads run on each worker's blocking
+    // pool. Threads beyond the database pool's connections only queue for
+    // one, and each keeps its own stack and allocator heap: the default cap
+    // (512 / workers) grew the process by ~35 idle threads under load.
+    .worker_max_blocking_threads(BLOCKING_THREADS_PER_WORKER)
     // A streamed download writes headers and body separately; without
     // TCP_NODELAY, Nagle's algorithm holds the body back until the client's
     // delayed ACK (~40 ms per download on keep-alive connections).
@@ -176,8 +187,59 @@ pub fn spawn_download_flusher(state: web::Data<AppState>) {
         let mut tick = actix_web::rt::time::interval(Duration::from_secs(1));
         loop {
             tick.tick().await;
-            if let Err(e) = state.downloads.flush(&state.db).await {
-                tracing::warn!(error = %e, "could not write download counts");
+            match state.downloads.flush(&state.db).await {
+                Ok(counted) => {
+                    for (tool, version) in &counted {
+                        state.cache.invalidate_counts(tool, version);
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "could not write download counts"),
+            }
+        }
+    });
+}
+
+/// Follow the change log about every 100 ms and drop the cached answers of
+/// tools that changed on other replicas (publish, yank, unyank, block,
+/// unblock). Changes made by this process were dropped when they committed;
+/// seeing them again is harmless. Commits of change rows are serialized
+/// (`Db::lock_change_log`), so reading past the last sequence number seen
+/// never skips one.
+pub fn spawn_change_follower(state: web::Data<AppState>) {
+    use crate::models::change::Change;
+    actix_web::rt::spawn(async move {
+        let mut tick = actix_web::rt::time::interval(Duration::from_millis(100));
+        // The cache starts empty: only what comes after now matters.
+        let mut last = loop {
+            tick.tick().await;
+            match state.db.read(Change::latest_seq).await {
+                Ok(seq) => {
+                    state.cache.set_followed(seq);
+                    break seq;
+                }
+                Err(e) => tracing::warn!(error = %e, "could not read the change log"),
+            }
+        };
+        loop {
+            tick.tick().await;
+            let after = last;
+            match state
+                .db
+                .read(move |conn| Change::since(conn, after, 1000))
+                .await
+            {
+                Ok(changes) => {
+                    state.cache.apply_changes(
+                        changes
+                            .iter()
+                            .map(|c| (c.tool_name.as_str(), c.version.as_str())),
+                    );
+                    if let Some(c) = changes.last() {
+                        last = c.seq;
+                    }
+                    state.cache.set_followed(last);
+                }
+                Err(e) => tracing::warn!(error = %e, "could not read the change log"),
             }
         }
     });

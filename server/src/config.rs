@@ -125,6 +125,11 @@ pub struct ServeOptions {
     /// URL valid for 5 minutes instead of streaming the bytes through the server.
     #[arg(long, env = "TOOLREG_REDIRECT_DOWNLOADS", global = true)]
     pub redirect_downloads: bool,
+    /// Memory for cached API answers and small bundles, in MiB (`0` turns
+    /// the cache off). Other replicas' changes reach the cache through the
+    /// change log; download counts and owner changes lag by at most 10 s.
+    #[arg(long, env = "TOOLREG_CACHE_MIB", default_value_t = crate::read_cache::DEFAULT_MIB, global = true)]
+    pub cache_mib: u64,
     /// The transparency log's signing key (`PRIVATE+KEY+<origin>+...`), so
     /// replicas share one key. Default: `--log-key-file`.
     #[arg(long, env = "TOOLREG_LOG_KEY", hide_env_values = true, global = true)]
@@ -149,6 +154,7 @@ impl Default for ServeOptions {
             rate_limit_tokens: RateLimit::OFF,
             trust_proxy: false,
             redirect_downloads: false,
+            cache_mib: crate::read_cache::DEFAULT_MIB,
             log_key: None,
             log_key_file: None,
             log_origin: None,

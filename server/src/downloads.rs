@@ -4,9 +4,12 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use diesel::prelude::*;
+
 use crate::db::Db;
 use crate::error::AppResult;
 use crate::models::{ToolRow, VersionRow};
+use crate::schema::{tools, versions};
 
 /// Downloads counted since the last flush: version id → (tool id, count).
 #[derive(Default)]
@@ -28,11 +31,13 @@ impl DownloadCounter {
             .unwrap_or_default()
     }
 
-    /// Write the pending counts in one transaction. On failure they are put back.
-    pub async fn flush(&self, db: &Db) -> AppResult<()> {
+    /// Write the pending counts in one transaction and return the (tool
+    /// name, version) pairs whose counts changed, so cached answers showing
+    /// the counts can be dropped. On failure the counts are put back.
+    pub async fn flush(&self, db: &Db) -> AppResult<Vec<(String, String)>> {
         let pending = self.take();
         if pending.is_empty() {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let batch = pending.clone();
         let result = db
@@ -45,7 +50,12 @@ impl DownloadCounter {
                 for (tool_id, n) in per_tool {
                     ToolRow::add_downloads(conn, tool_id, n)?;
                 }
-                Ok(())
+                let ids: Vec<i64> = batch.keys().copied().collect();
+                Ok(versions::table
+                    .inner_join(tools::table)
+                    .filter(versions::id.eq_any(ids))
+                    .select((tools::name, versions::version))
+                    .load::<(String, String)>(conn)?)
             })
             .await;
         if result.is_err() {

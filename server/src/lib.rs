@@ -14,6 +14,7 @@ pub mod metrics;
 pub mod models;
 pub mod ops;
 pub mod rate_limit;
+pub mod read_cache;
 pub mod schema;
 pub mod search;
 pub mod transparency;
@@ -27,7 +28,7 @@ use error::AppResult;
 
 /// Run one command line; the process exit code is the result.
 pub fn run(cli: Cli) -> ExitCode {
-    init_tracing();
+    let _flush_logs_on_exit = init_tracing();
     let command = cli.command.unwrap_or(Command::Serve);
     let result = actix_web::rt::System::new().block_on(async move {
         match command {
@@ -85,11 +86,21 @@ fn finish(result: AppResult<ExitCode>) -> ExitCode {
 }
 
 /// Structured logs on stderr; `RUST_LOG` filters (default `info`).
-fn init_tracing() {
+///
+/// Lines are written by a dedicated thread (`tracing-appender`), so a
+/// request's log line costs its formatting, not a contended lock on stderr
+/// and a write; none are dropped (a full buffer makes the logger wait).
+/// The returned guard flushes what is left when it is dropped.
+fn init_tracing() -> tracing_appender::non_blocking::WorkerGuard {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .lossy(false)
+        .thread_name("toolreg-log")
+        .finish(std::io::stderr());
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(writer)
         .try_init();
+    guard
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 use actix_web::body::MessageBody;
@@ -19,20 +19,59 @@ const BUCKETS: [f64; 12] = [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
 ];
 
+/// One (method, route) series: counts by status and a latency histogram,
+/// all atomics, so recording a request takes no lock once the series exists.
 #[derive(Default)]
-struct Histogram {
-    counts: [u64; BUCKETS.len()],
-    count: u64,
-    sum: f64,
+struct Series {
+    /// (status, count); a route answers a handful of distinct statuses.
+    statuses: RwLock<Vec<(u16, AtomicU64)>>,
+    buckets: [AtomicU64; BUCKETS.len()],
+    count: AtomicU64,
+    /// Sum of latencies in nanoseconds.
+    sum_ns: AtomicU64,
+}
+
+impl Series {
+    fn record(&self, status: u16, seconds: f64) {
+        let counted = read(&self.statuses)
+            .iter()
+            .find(|(s, _)| *s == status)
+            .map(|(_, n)| n.fetch_add(1, Ordering::Relaxed))
+            .is_some();
+        if !counted {
+            let mut statuses = write(&self.statuses);
+            match statuses.iter().find(|(s, _)| *s == status) {
+                Some((_, n)) => {
+                    n.fetch_add(1, Ordering::Relaxed);
+                }
+                None => statuses.push((status, AtomicU64::new(1))),
+            }
+        }
+        for (i, bound) in BUCKETS.iter().enumerate() {
+            if seconds <= *bound {
+                self.buckets[i].fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.count.fetch_add(1, Ordering::Relaxed);
+        self.sum_ns
+            .fetch_add((seconds * 1e9) as u64, Ordering::Relaxed);
+    }
+}
+
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The server's metrics registry.
 #[derive(Default)]
 pub struct Metrics {
-    /// (method, route, status) → count
-    requests: Mutex<BTreeMap<(String, String, u16), u64>>,
-    /// (method, route) → latency histogram
-    latency: Mutex<BTreeMap<(String, String), Histogram>>,
+    /// (method, route pattern) → its series. Series are only ever added, so
+    /// the hot path is a shared read lock and atomic increments.
+    series: RwLock<BTreeMap<(String, String), Arc<Series>>>,
     publishes: AtomicU64,
     publish_failures: AtomicU64,
     downloads: AtomicU64,
@@ -40,23 +79,17 @@ pub struct Metrics {
 
 impl Metrics {
     pub fn record_request(&self, method: &str, route: &str, status: u16, seconds: f64) {
-        if let Ok(mut requests) = self.requests.lock() {
-            *requests
-                .entry((method.to_string(), route.to_string(), status))
-                .or_default() += 1;
-        }
-        if let Ok(mut latency) = self.latency.lock() {
-            let h = latency
+        let found = read(&self.series)
+            .get(&(method, route) as &dyn SeriesKey)
+            .cloned();
+        let series = match found {
+            Some(series) => series,
+            None => write(&self.series)
                 .entry((method.to_string(), route.to_string()))
-                .or_default();
-            for (i, bound) in BUCKETS.iter().enumerate() {
-                if seconds <= *bound {
-                    h.counts[i] += 1;
-                }
-            }
-            h.count += 1;
-            h.sum += seconds;
-        }
+                .or_default()
+                .clone(),
+        };
+        series.record(status, seconds);
     }
 
     pub fn publish_succeeded(&self) {
@@ -76,8 +109,14 @@ impl Metrics {
         let mut out = String::new();
         out.push_str("# HELP toolreg_http_requests_total HTTP requests by method, route pattern and status.\n");
         out.push_str("# TYPE toolreg_http_requests_total counter\n");
-        if let Ok(requests) = self.requests.lock() {
-            for ((method, route, status), n) in requests.iter() {
+        let series = read(&self.series);
+        for ((method, route), series) in series.iter() {
+            let mut statuses: Vec<(u16, u64)> = read(&series.statuses)
+                .iter()
+                .map(|(s, n)| (*s, n.load(Ordering::Relaxed)))
+                .collect();
+            statuses.sort_unstable();
+            for (status, n) in statuses {
                 let _ = writeln!(
                     out,
                     "toolreg_http_requests_total{{method=\"{method}\",route=\"{}\",status=\"{status}\"}} {n}",
@@ -87,33 +126,31 @@ impl Metrics {
         }
         out.push_str("# HELP toolreg_http_request_duration_seconds HTTP request latency by method and route pattern.\n");
         out.push_str("# TYPE toolreg_http_request_duration_seconds histogram\n");
-        if let Ok(latency) = self.latency.lock() {
-            for ((method, route), h) in latency.iter() {
-                let labels = format!("method=\"{method}\",route=\"{}\"", escape(route));
-                for (i, bound) in BUCKETS.iter().enumerate() {
-                    let _ = writeln!(
-                        out,
-                        "toolreg_http_request_duration_seconds_bucket{{{labels},le=\"{bound}\"}} {}",
-                        h.counts[i]
-                    );
-                }
+        for ((method, route), h) in series.iter() {
+            let labels = format!("method=\"{method}\",route=\"{}\"", escape(route));
+            for (i, bound) in BUCKETS.iter().enumerate() {
                 let _ = writeln!(
                     out,
-                    "toolreg_http_request_duration_seconds_bucket{{{labels},le=\"+Inf\"}} {}",
-                    h.count
-                );
-                let _ = writeln!(
-                    out,
-                    "toolreg_http_request_duration_seconds_sum{{{labels}}} {}",
-                    h.sum
-                );
-                let _ = writeln!(
-                    out,
-                    "toolreg_http_request_duration_seconds_count{{{labels}}} {}",
-                    h.count
+                    "toolreg_http_request_duration_seconds_bucket{{{labels},le=\"{bound}\"}} {}",
+                    h.buckets[i].load(Ordering::Relaxed)
                 );
             }
+            let count = h.count.load(Ordering::Relaxed);
+            let _ = writeln!(
+                out,
+                "toolreg_http_request_duration_seconds_bucket{{{labels},le=\"+Inf\"}} {count}"
+            );
+            let _ = writeln!(
+                out,
+                "toolreg_http_request_duration_seconds_sum{{{labels}}} {}",
+                h.sum_ns.load(Ordering::Relaxed) as f64 / 1e9
+            );
+            let _ = writeln!(
+                out,
+                "toolreg_http_request_duration_seconds_count{{{labels}}} {count}"
+            );
         }
+        drop(series);
         let counters = [
             (
                 "toolreg_publishes_total",
@@ -139,6 +176,49 @@ impl Metrics {
             );
         }
         out
+    }
+}
+
+/// Looks up a `(String, String)` key by `(&str, &str)` without allocating.
+trait SeriesKey {
+    fn key(&self) -> (&str, &str);
+}
+
+impl SeriesKey for (String, String) {
+    fn key(&self) -> (&str, &str) {
+        (&self.0, &self.1)
+    }
+}
+
+impl SeriesKey for (&str, &str) {
+    fn key(&self) -> (&str, &str) {
+        (self.0, self.1)
+    }
+}
+
+impl<'a> std::borrow::Borrow<dyn SeriesKey + 'a> for (String, String) {
+    fn borrow(&self) -> &(dyn SeriesKey + 'a) {
+        self
+    }
+}
+
+impl PartialEq for dyn SeriesKey + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for dyn SeriesKey + '_ {}
+
+impl PartialOrd for dyn SeriesKey + '_ {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for dyn SeriesKey + '_ {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
     }
 }
 

@@ -15,6 +15,7 @@ use crate::db::Db;
 use crate::error::{internal, AppResult};
 use crate::models::tier::{Actor, TierChange};
 use crate::models::{NewAudit, Scope, Token, User, VersionRow};
+use crate::read_cache::{CacheSizes, ReadCache};
 
 /// Open the database and run pending migrations.
 pub fn open_db(store: &StoreOptions) -> AppResult<Db> {
@@ -28,6 +29,7 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     let db = open_db(store)?;
     let blobs = BlobStore::open(&store.storage_url())?;
     let mut state = AppState::new(db, blobs, opts.policy.clone());
+    state.cache = ReadCache::new(CacheSizes::from_mib(opts.cache_mib));
     state.rate_limits = crate::rate_limit::RateLimits {
         publish: opts.rate_limit_publish,
         tokens: opts.rate_limit_tokens,
@@ -66,6 +68,7 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     let server =
         app::server(state.clone(), listener, opts.workers).map_err(|e| internal(e.to_string()))?;
     app::spawn_download_flusher(state.clone());
+    app::spawn_change_follower(state.clone());
     let result = server.await;
     if let Err(e) = state.downloads.flush(&state.db).await {
         tracing::warn!(error = %e, "could not write the last download counts");

@@ -221,4 +221,15 @@ pub struct Health {
     pub status: String,
     pub database: String,
     pub storage: String,
+    /// The change log's newest sequence number, and the newest one this
+    /// process has applied to its read cache (null until it follows the
+    /// log). Equal numbers mean every committed change is reflected here.
+    pub changes: ChangesFollowed,
+}
+
+/// How far this process follows the change log (in `Health`).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ChangesFollowed {
+    pub latest: Option<i64>,
+    pub applied: Option<i64>,
 }

@@ -1,8 +1,9 @@
 //! Replicas agree without talking to each other (issue 8.2): two real
 //! `toolreg-server` processes on one PostgreSQL database and one S3 bucket.
 //! A publish on A is fetched, downloaded and found by search on B; a yank on
-//! B makes resolve on A skip the version; a demotion on A blocks the download
-//! on B; concurrent publishes of one name and version on both replicas give
+//! B makes resolve on A skip the version and A's (cached) tool and version
+//! answers show it within a second; a demotion on A blocks the download on B
+//! (whose cache held it) within a second; concurrent publishes of one name and version on both replicas give
 //! exactly one 201 and one 409 and leave a consistent version behind, and
 //! `verify` passes at the end. Skipped with `SKIPPED:` when PostgreSQL or S3
 //! are unreachable, failed when `CI` is set.
@@ -83,6 +84,11 @@ fn two_replicas_on_one_database_and_bucket_agree() {
     // Yank on B → resolve on A skips it.
     let newer = BundleBuilder::http("replicated-tool", "1.1.0").pack();
     assert_eq!(a.publish(&client, &alice, newer).status(), 201);
+    // A's cached answers (filled here) must follow the yank made on B.
+    let (_, summary) = get_json(&client, a.api("/api/v1/tools/replicated-tool"));
+    assert_eq!(summary["latest_version"], "1.1.0", "{summary}");
+    let (_, shown) = get_json(&client, a.api("/api/v1/tools/replicated-tool/1.1.0"));
+    assert_eq!(shown["yanked"], false, "{shown}");
     let (_, resolved) = get_json(&client, a.api("/api/v1/resolve/replicated-tool?req=^1"));
     assert_eq!(resolved["version"], "1.1.0");
     let res = client
@@ -97,6 +103,19 @@ fn two_replicas_on_one_database_and_bucket_agree() {
         resolved["version"], "1.0.0",
         "A resolves past the version yanked on B: {resolved}"
     );
+    let (_, took) = eventually(
+        Duration::from_secs(1),
+        "A's tool and version answers show the yank made on B",
+        || {
+            let (_, summary) = get_json(&client, a.api("/api/v1/tools/replicated-tool"));
+            let (_, shown) = get_json(&client, a.api("/api/v1/tools/replicated-tool/1.1.0"));
+            (summary["latest_version"] == "1.0.0"
+                && summary["versions"][0]["yanked"] == true
+                && shown["yanked"] == true)
+                .then_some(())
+        },
+    );
+    eprintln!("yank on B shown by A's cached answers after {took:?}");
 
     // Demote on A → download on B refuses.
     let res = b.publish(&client, &bob, function_tool("replicated-fn", "1.0.0"));
@@ -113,16 +132,20 @@ fn two_replicas_on_one_database_and_bucket_agree() {
         .send()
         .expect("demote on A");
     assert_eq!(res.status(), 200, "{}", res.text().unwrap_or_default());
-    let res = client
-        .get(b.api("/api/v1/tools/replicated-fn/1.0.0/download"))
-        .send()
-        .expect("download on B");
-    assert_eq!(
-        res.status(),
-        403,
-        "B must refuse the download of a version blocked by a demotion on A"
+    // B cached the download target above; the block reaches it through the
+    // change log (polled every 100 ms).
+    let (body, took) = eventually(
+        Duration::from_secs(1),
+        "B refuses the download of a version blocked by a demotion on A",
+        || {
+            let res = client
+                .get(b.api("/api/v1/tools/replicated-fn/1.0.0/download"))
+                .send()
+                .expect("download on B");
+            (res.status() == 403).then(|| res.json::<Value>().expect("problem"))
+        },
     );
-    let body: Value = res.json().expect("problem");
+    eprintln!("demotion on A blocks downloads on B after {took:?}");
     assert_eq!(
         body["type"], "https://toolreg.dev/problems/blocked",
         "{body:#}"

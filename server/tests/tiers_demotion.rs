@@ -663,6 +663,7 @@ async fn http_and_subcommand_agree(app: TestApp) {
     let (code, stdout, stderr) =
         server_binary(&app, &["admin", "set-tier", "carol", "untrusted"], &[]);
     assert_eq!(code, 0, "{stderr}");
+    app.caught_up().await;
     assert_eq!(
         stdout,
         "carol: trusted -> untrusted\nblocked carol-fn 1.0.0\nblocked carol-cmd 1.0.0\n"
@@ -730,6 +731,7 @@ async fn http_and_subcommand_agree(app: TestApp) {
     let (code, stdout, stderr) =
         server_binary(&app, &["admin", "set-tier", "carol", "verified"], &[]);
     assert_eq!(code, 0, "{stderr}");
+    app.caught_up().await;
     assert_eq!(
         stdout,
         "carol: untrusted -> verified\nunblocked carol-cmd 1.0.0\n"
@@ -774,6 +776,7 @@ async fn agent_versions_stay_untrusted(app: TestApp) {
         &[("TOOLREG_POLICY", "http=verified")],
     );
     assert_eq!(code, 0, "{stderr}");
+    app.caught_up().await;
     assert_eq!(
         stdout,
         "bob: trusted -> trusted\nblocked agent-http 1.0.0\n"
@@ -806,6 +809,7 @@ async fn agent_versions_stay_untrusted(app: TestApp) {
     // Under the default policy the agent's http version is fine again.
     let (code, stdout, stderr) = server_binary(&app, &["admin", "set-tier", "bob", "trusted"], &[]);
     assert_eq!(code, 0, "{stderr}");
+    app.caught_up().await;
     assert_eq!(
         stdout,
         "bob: trusted -> trusted\nunblocked agent-http 1.0.0\n"
@@ -814,6 +818,7 @@ async fn agent_versions_stay_untrusted(app: TestApp) {
     // Demoting bob can't make the agent's version any worse: it was untrusted already.
     let (code, stdout, _) = server_binary(&app, &["admin", "set-tier", "bob", "untrusted"], &[]);
     assert_eq!((code, stdout.as_str()), (0, "bob: trusted -> untrusted\n"));
+    app.caught_up().await;
     assert_open(&app, "agent-http", "1.0.0").await;
 }
 

@@ -347,11 +347,44 @@ impl Server {
         for v in SCRUBBED {
             cmd.env_remove(v);
         }
-        cmd.args(args)
+        let out = cmd
+            .args(args)
             .args(&self.store.args)
             .envs(self.store.env.iter().map(|(k, v)| (k, v)))
             .output()
-            .expect("run toolreg-server")
+            .expect("run toolreg-server");
+        // A tier change reaches the server through the change log.
+        if out.status.success() && args.starts_with(&["admin", "set-tier"]) {
+            self.caught_up();
+        }
+        out
+    }
+
+    /// Wait until the running server's read cache has applied every
+    /// committed change (`/healthz` `changes.applied == changes.latest`):
+    /// a subcommand is another process, and the server learns of its
+    /// changes from the change log.
+    pub fn caught_up(&self) {
+        let client = reqwest::blocking::Client::new();
+        let started = Instant::now();
+        loop {
+            let health: serde_json::Value = client
+                .get(format!("{}/healthz", self.url))
+                .send()
+                .and_then(|r| r.json())
+                .unwrap_or_default();
+            let changes = &health["changes"];
+            if changes["applied"].as_i64().is_some()
+                && changes["applied"].as_i64() >= changes["latest"].as_i64()
+            {
+                return;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(5),
+                "the server did not follow the change log: {health}"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 
     /// `admin create-user LOGIN --tier TIER`; returns the printed token.

@@ -6,6 +6,7 @@ use crate::app::AppState;
 use crate::controllers::serve_bundle;
 use crate::error::{bad_request, not_found, AppResult, ProblemBody};
 use crate::models::VersionRow;
+use crate::read_cache::DownloadTarget;
 
 /// The bundle whose SHA-256 is `hex`, if a published version has it.
 #[utoipa::path(tag = "tools", params(("hex" = String, Path, description = "lowercase hex SHA-256")),
@@ -28,8 +29,8 @@ pub async fn blob(
     let lookup = hex.clone();
     let v = state
         .db
-        .read(move |conn| VersionRow::by_digest(conn, &lookup))
+        .lookup(move |conn| VersionRow::by_digest(conn, &lookup))
         .await?
         .ok_or_else(|| not_found(format!("no published version has the digest sha256:{hex}")))?;
-    serve_bundle(&state, &req, v.tool_id, &v).await
+    serve_bundle(&state, &req, &DownloadTarget::of(&v)).await
 }

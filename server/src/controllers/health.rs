@@ -3,17 +3,21 @@
 use actix_web::{get, web, HttpResponse};
 
 use crate::app::AppState;
-use crate::db::Db;
 use crate::error::{not_found, AppError};
-use crate::views::Health;
+use crate::models::change::Change;
+use crate::views::{ChangesFollowed, Health};
 
-/// Liveness: answers 200 when the database and the blob store answer, 503 otherwise.
+/// Liveness: answers 200 when the database and the blob store answer, 503
+/// otherwise; also says how far this process follows the change log.
 #[utoipa::path(tag = "ops", responses((status = 200, body = Health), (status = 503, body = Health)))]
 #[get("/healthz")]
 pub async fn healthz(state: web::Data<AppState>) -> HttpResponse {
-    let database = match state.db.read(Db::ping).await {
-        Ok(()) => "ok".to_string(),
-        Err(e) => format!("error: {e}"),
+    // Read before the head, so `applied == latest` proves the cache
+    // reflects every change committed before this request.
+    let applied = state.cache.followed();
+    let (database, latest) = match state.db.read(Change::latest_seq).await {
+        Ok(latest) => ("ok".to_string(), Some(latest)),
+        Err(e) => (format!("error: {e}"), None),
     };
     let storage = match state.blobs.ping().await {
         Ok(()) => "ok".to_string(),
@@ -24,6 +28,7 @@ pub async fn healthz(state: web::Data<AppState>) -> HttpResponse {
         status: if healthy { "ok" } else { "unavailable" }.to_string(),
         database,
         storage,
+        changes: ChangesFollowed { latest, applied },
     };
     if healthy {
         HttpResponse::Ok().json(body)

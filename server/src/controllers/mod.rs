@@ -12,12 +12,14 @@ pub mod tokens;
 pub mod tools;
 
 use actix_web::http::header;
-use actix_web::{HttpRequest, HttpResponse};
+use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};
+use bytes::Bytes;
 use futures::TryStreamExt;
+use sha2::{Digest, Sha256};
 
 use crate::app::AppState;
 use crate::error::{internal, AppError, AppResult};
-use crate::models::VersionRow;
+use crate::read_cache::{DownloadTarget, MAX_CACHED_BUNDLE};
 
 /// Cache header of immutable bundle bytes.
 pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
@@ -32,65 +34,105 @@ fn not_modified(req: &HttpRequest, sha256: &str) -> bool {
         .any(|tag| tag == sha256 || tag == "*")
 }
 
+/// A `200` with a JSON body serialized earlier (cached answers).
+pub fn json_body(body: Bytes) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type(mime::APPLICATION_JSON)
+        .body(body)
+}
+
+/// `value` as a JSON body, for the cache and the response alike.
+pub fn to_json<T: serde::Serialize>(value: &T) -> AppResult<Bytes> {
+    serde_json::to_vec(value)
+        .map(Bytes::from)
+        .map_err(|e| internal(format!("cannot encode the answer: {e}")))
+}
+
 /// Answer a bundle download: 403 if blocked, 304 on a matching
-/// `If-None-Match`, else the bytes streamed from storage with the digest
-/// headers — or, with `--redirect-downloads`, a 307 to a short-lived
-/// presigned S3 URL carrying the same digest headers. Counts the download.
+/// `If-None-Match`, else the bytes with the digest headers — small bundles
+/// from the read cache (filled once, only with bytes that hash to their
+/// digest), larger ones streamed from storage — or, with
+/// `--redirect-downloads`, a 307 to a short-lived presigned S3 URL carrying
+/// the same digest headers. Counts the download.
 pub async fn serve_bundle(
     state: &AppState,
     req: &HttpRequest,
-    tool_id: i64,
-    v: &VersionRow,
+    target: &DownloadTarget,
 ) -> AppResult<HttpResponse> {
-    if v.blocked {
-        return Err(AppError::Blocked(blocked_message(v)));
+    if target.blocked {
+        return Err(AppError::Blocked(blocked_message(
+            &target.version,
+            target.blocked_reason.as_deref(),
+        )));
     }
-    let etag = format!("\"{}\"", v.sha256);
-    if not_modified(req, &v.sha256) {
+    let sha256 = target.sha256.as_str();
+    let etag = format!("\"{sha256}\"");
+    if not_modified(req, sha256) {
         return Ok(HttpResponse::NotModified()
             .insert_header((header::ETAG, etag))
             .insert_header((header::CACHE_CONTROL, IMMUTABLE))
             .finish());
     }
     if let Some(lifetime) = state.redirect_downloads {
-        if let Some(url) = state
-            .blobs
-            .presigned_bundle_url(&v.sha256, lifetime)
-            .await?
-        {
-            state.downloads.count(tool_id, v.id);
-            state.metrics.download();
+        if let Some(url) = state.blobs.presigned_bundle_url(sha256, lifetime).await? {
+            count_download(state, target);
             return Ok(HttpResponse::TemporaryRedirect()
                 .insert_header((header::LOCATION, url.to_string()))
                 .insert_header((header::ETAG, etag))
-                .insert_header(("X-Checksum-Sha256", v.sha256.clone()))
+                .insert_header(("X-Checksum-Sha256", sha256))
                 // The URL expires: a client may reuse it briefly, never for long.
                 .insert_header((header::CACHE_CONTROL, "private, max-age=60"))
                 .finish());
         }
     }
-    let stream = state.blobs.get_bundle(&v.sha256).await?.ok_or_else(|| {
+    let missing = || {
         internal(format!(
-            "the blob of version {} (sha256 {}) is missing from storage",
-            v.version, v.sha256
+            "the blob of version {} (sha256 {sha256}) is missing from storage",
+            target.version
         ))
-    })?;
-    state.downloads.count(tool_id, v.id);
-    state.metrics.download();
-    let size = u64::try_from(v.size).unwrap_or_default();
-    Ok(HttpResponse::Ok()
-        .content_type("application/gzip")
-        .insert_header((header::ETAG, etag))
-        .insert_header(("X-Checksum-Sha256", v.sha256.clone()))
-        .insert_header((header::CACHE_CONTROL, IMMUTABLE))
+    };
+    let small = usize::try_from(target.size).is_ok_and(|n| n <= MAX_CACHED_BUNDLE);
+    if small {
+        let bytes = match state.cache.bundle(sha256) {
+            Some(bytes) => bytes,
+            None => {
+                let bytes = state.blobs.read_bundle(sha256).await?.ok_or_else(missing)?;
+                if hex::encode(Sha256::digest(&bytes)) == sha256 {
+                    state.cache.put_bundle(sha256, bytes.clone());
+                } else {
+                    tracing::warn!(sha256, version = %target.version, "stored bundle does not hash to its digest; not cached (run `toolreg-server verify`)");
+                }
+                bytes
+            }
+        };
+        count_download(state, target);
+        return Ok(bundle_headers(HttpResponse::Ok(), &etag, sha256).body(bytes));
+    }
+    let stream = state.blobs.get_bundle(sha256).await?.ok_or_else(missing)?;
+    count_download(state, target);
+    let size = u64::try_from(target.size).unwrap_or_default();
+    Ok(bundle_headers(HttpResponse::Ok(), &etag, sha256)
         .no_chunking(size)
         .streaming(stream.map_err(AppError::Storage)))
 }
 
+fn bundle_headers(mut res: HttpResponseBuilder, etag: &str, sha256: &str) -> HttpResponseBuilder {
+    res.content_type("application/gzip")
+        .insert_header((header::ETAG, etag))
+        .insert_header(("X-Checksum-Sha256", sha256))
+        .insert_header((header::CACHE_CONTROL, IMMUTABLE));
+    res
+}
+
+fn count_download(state: &AppState, target: &DownloadTarget) {
+    state.downloads.count(target.tool_id, target.version_id);
+    state.metrics.download();
+}
+
 /// The explanation a blocked version answers with.
-pub fn blocked_message(v: &VersionRow) -> String {
-    match &v.blocked_reason {
-        Some(reason) => format!("version {} is blocked: {reason}", v.version),
-        None => format!("version {} is blocked", v.version),
+pub fn blocked_message(version: &str, reason: Option<&str>) -> String {
+    match reason {
+        Some(reason) => format!("version {version} is blocked: {reason}"),
+        None => format!("version {version} is blocked"),
     }
 }

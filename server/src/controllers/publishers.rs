@@ -115,6 +115,9 @@ pub async fn set_tier(
             tier::set_tier(conn, &policy, &login, to, actor)
         })
         .await?;
+    // Owners' tiers show in every summary of their tools, and blocks change
+    // versions: rare enough to forget every cached answer.
+    state.cache.invalidate_answers();
     tracing::info!(login = %change.login, from = %change.from, to = %change.to,
                    blocked = change.blocked.len(), unblocked = change.unblocked.len(), "publisher tier changed");
     Ok(web::Json(change.into()))

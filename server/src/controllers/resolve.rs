@@ -37,7 +37,7 @@ pub async fn resolve(
     })?;
     let resolved = state
         .db
-        .read(move |conn| {
+        .lookup(move |conn| {
             let tool = ToolRow::require(conn, &name)?;
             let versions = list_for_tool(conn, tool.id)?;
             let matching: Vec<_> = versions
@@ -58,7 +58,7 @@ pub async fn resolve(
             }
             if let Some((blocked, _)) = matching.iter().find(|(v, _)| v.blocked && !v.yanked) {
                 let v = VersionRow::require(conn, tool.id, &tool.name, &blocked.version)?;
-                return Err(AppError::Blocked(format!("{}: {}", tool.name, blocked_message(&v))));
+                return Err(AppError::Blocked(format!("{}: {}", tool.name, blocked_message(&v.version, v.blocked_reason.as_deref()))));
             }
             let existing: Vec<String> = versions
                 .iter()

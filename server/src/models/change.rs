@@ -64,6 +64,14 @@ impl Change {
         Ok(())
     }
 
+    /// The highest sequence number in the log (0 when it is empty).
+    pub fn latest_seq(conn: &mut DbConnection) -> AppResult<i64> {
+        Ok(changes::table
+            .select(diesel::dsl::max(changes::seq))
+            .first::<Option<i64>>(conn)?
+            .unwrap_or(0))
+    }
+
     /// Changes after `seq`, oldest first, at most `limit`.
     pub fn since(conn: &mut DbConnection, seq: i64, limit: i64) -> AppResult<Vec<Change>> {
         Ok(changes::table

@@ -143,6 +143,7 @@ impl TestApp {
         let handle = server.handle();
         actix_web::rt::spawn(server);
         app::spawn_download_flusher(state.clone());
+        app::spawn_change_follower(state.clone());
         Some(TestApp {
             backend,
             url: format!("http://{addr}"),
@@ -247,6 +248,30 @@ impl TestApp {
             })
             .await
             .expect("count")
+    }
+
+    /// Wait until the app's read cache has applied every committed change
+    /// of the change log — after a change made outside the app (the admin
+    /// subcommand is another process), as `serve` follows the log.
+    pub async fn caught_up(&self) {
+        let started = std::time::Instant::now();
+        loop {
+            let applied = self.state.cache.followed();
+            let latest = self
+                .state
+                .db
+                .read(toolreg_server::models::change::Change::latest_seq)
+                .await
+                .expect("the change log's head");
+            if applied.is_some_and(|a| a >= latest) {
+                return;
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(5),
+                "the read cache did not follow the change log: applied {applied:?}, latest {latest}"
+            );
+            actix_web::rt::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
     }
 
     /// Run the `toolreg-server` binary against this app's data.

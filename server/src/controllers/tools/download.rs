@@ -1,11 +1,14 @@
 //! Bundle download: `GET /api/v1/tools/{name}/{version}/download`.
 
+use std::sync::Arc;
+
 use actix_web::{get, web, HttpRequest, HttpResponse};
 
 use crate::app::AppState;
 use crate::controllers::serve_bundle;
 use crate::error::{AppResult, ProblemBody};
 use crate::models::{ToolRow, VersionRow};
+use crate::read_cache::DownloadTarget;
 
 /// The bundle bytes with `ETag`/`X-Checksum-Sha256` and immutable cache
 /// headers; `If-None-Match` gives 304; a blocked version is 403. Yanked
@@ -23,13 +26,22 @@ pub async fn download(
     path: web::Path<(String, String)>,
 ) -> AppResult<HttpResponse> {
     let (name, version) = path.into_inner();
-    let (tool_id, v) = state
-        .db
-        .read(move |conn| {
-            let tool = ToolRow::require(conn, &name)?;
-            let v = VersionRow::require(conn, tool.id, &tool.name, &version)?;
-            Ok((tool.id, v))
-        })
-        .await?;
-    serve_bundle(&state, &req, tool_id, &v).await
+    let target = match state.cache.download(&name, &version) {
+        Some(target) => target,
+        None => {
+            let epoch = state.cache.epoch();
+            let lookup = name.clone();
+            let target = state
+                .db
+                .lookup(move |conn| {
+                    let tool = ToolRow::require(conn, &lookup)?;
+                    let v = VersionRow::require(conn, tool.id, &tool.name, &version)?;
+                    Ok(Arc::new(DownloadTarget::of(&v)))
+                })
+                .await?;
+            state.cache.put_download(&name, target.clone(), epoch);
+            target
+        }
+    };
+    serve_bundle(&state, &req, &target).await
 }

@@ -1,10 +1,12 @@
 //! Tool and version metadata: `GET /api/v1/tools/{name}` and
-//! `GET /api/v1/tools/{name}/{version}`.
+//! `GET /api/v1/tools/{name}/{version}`. Both answers are encoded once and
+//! kept in the read cache (`crate::read_cache`) until a change invalidates them.
 
-use actix_web::{get, web};
+use actix_web::{get, web, HttpResponse};
 use serde_json::Value;
 
 use crate::app::AppState;
+use crate::controllers::{json_body, to_json};
 use crate::error::{AppResult, ProblemBody};
 use crate::models::version::{list_for_tool, ManifestSummary};
 use crate::models::{owner, ToolRow, User, VersionRow};
@@ -19,12 +21,17 @@ use crate::views::{
 pub async fn show_tool(
     state: web::Data<AppState>,
     path: web::Path<String>,
-) -> AppResult<web::Json<EncodableTool>> {
+) -> AppResult<HttpResponse> {
     let name = path.into_inner();
+    if let Some(body) = state.cache.tool(&name) {
+        return Ok(json_body(body));
+    }
+    let epoch = state.cache.epoch();
+    let lookup = name.clone();
     let view = state
         .db
-        .read(move |conn| {
-            let tool = ToolRow::require(conn, &name)?;
+        .lookup(move |conn| {
+            let tool = ToolRow::require(conn, &lookup)?;
             let owners = owner::list(conn, tool.id)?;
             let versions = list_for_tool(conn, tool.id)?;
             // Latest: the highest version neither yanked nor blocked, else the highest.
@@ -84,7 +91,9 @@ pub async fn show_tool(
             })
         })
         .await?;
-    Ok(web::Json(view))
+    let body = to_json(&view)?;
+    state.cache.put_tool(&name, body.clone(), epoch);
+    Ok(json_body(body))
 }
 
 /// An owner or publisher as shown in the API.
@@ -102,13 +111,18 @@ pub fn publisher(user: &User) -> EncodablePublisher {
 pub async fn show_version(
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
-) -> AppResult<web::Json<EncodableVersion>> {
+) -> AppResult<HttpResponse> {
     let (name, version) = path.into_inner();
+    if let Some(body) = state.cache.version(&name, &version) {
+        return Ok(json_body(body));
+    }
+    let epoch = state.cache.epoch();
+    let lookup = (name.clone(), version.clone());
     let view = state
         .db
-        .read(move |conn| {
-            let tool = ToolRow::require(conn, &name)?;
-            let v = VersionRow::require(conn, tool.id, &tool.name, &version)?;
+        .lookup(move |conn| {
+            let tool = ToolRow::require(conn, &lookup.0)?;
+            let v = VersionRow::require(conn, tool.id, &tool.name, &lookup.1)?;
             let user = User::find(conn, v.publisher_id)?;
             let log_index = crate::transparency::store::index_of(conn, v.id)?;
             Ok(EncodableVersion {
@@ -136,5 +150,9 @@ pub async fn show_version(
             })
         })
         .await?;
-    Ok(web::Json(view))
+    let body = to_json(&view)?;
+    state
+        .cache
+        .put_version(&name, &version, body.clone(), epoch);
+    Ok(json_body(body))
 }

@@ -71,10 +71,12 @@ async fn change(
     if body.logins.is_empty() {
         return Err(bad_request("logins: name at least one login"));
     }
+    let tool = name.clone();
     let owners = state
         .db
-        .write(move |conn| apply(conn, &auth, &name, &body.logins, adding))
+        .write(move |conn| apply(conn, &auth, &tool, &body.logins, adding))
         .await?;
+    state.cache.invalidate_tool(&name);
     Ok(web::Json(Owners {
         owners: owners.iter().map(publisher).collect(),
     }))

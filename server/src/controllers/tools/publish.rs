@@ -126,6 +126,9 @@ async fn publish_bundle(
         kind: tool.execution.kind,
     };
     let (published_name, log_index) = insert_version_retrying(state, auth.clone(), record).await?;
+    state
+        .cache
+        .invalidate_version(&published_name, &tool.version.to_string());
 
     tracing::info!(tool = %published_name, version = %tool.version, %sha256, publisher = %auth.login(), "published");
     Ok(HttpResponse::Created().json(PublishedVersion {

@@ -48,6 +48,7 @@ async fn set_yanked(
         .db
         .write(move |conn| apply(conn, &auth, &name, &version, yanked))
         .await?;
+    state.cache.invalidate_version(&view.name, &view.version);
     Ok(web::Json(view))
 }
 

@@ -1,0 +1,390 @@
+//! The read cache: the answers of the hot read routes, kept in memory so that
+//! a repeated `GET /api/v1/tools/{name}`, `GET /api/v1/tools/{name}/{version}`
+//! or bundle download costs a map lookup instead of a database round trip.
+//!
+//! What is kept, each bounded by bytes (least recently and frequently used
+//! entries go first):
+//! - **tool answers**: the JSON body of the tool summary, by normalized name;
+//! - **version answers**: the JSON body of one version, by normalized name
+//!   and version key (build metadata ignored, as the lookup does);
+//! - **download targets**: what a download needs to know about a version
+//!   (ids, digest, size, blocked state), by the same key;
+//! - **bundles**: the bytes of small bundles, by digest. Content-addressed
+//!   bytes never change, so these are never stale.
+//!
+//! # Staleness
+//!
+//! - A write on this server (publish, yank, unyank, owners, tier change,
+//!   download counts flushed) invalidates what it touched **after it
+//!   commits**, so a client reads its own writes.
+//! - A write on another replica that has a change-log row (publish, yank,
+//!   unyank, block, unblock) invalidates the tool's entries here when
+//!   [`ReadCache::apply_changes`] sees the row; `serve` polls the log every
+//!   100 ms.
+//! - What changes without a change-log row (download counts, owners changed
+//!   on another replica, an owner's tier shown in the tool summary) may lag
+//!   by at most [`TIME_TO_LIVE`].
+//!
+//! # Fill races
+//!
+//! A reader that read the database just before a write committed must not
+//! put its stale answer in the cache after the writer invalidated it. Every
+//! invalidation first bumps [`ReadCache`]'s epoch; a reader notes the epoch
+//! before it reads the database ([`ReadCache::epoch`]) and, after inserting,
+//! removes its entry again if the epoch moved meanwhile. Either the reader's
+//! check sees the bump, or its insert came before the writer's removal.
+
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use moka::sync::Cache;
+
+/// How long an entry may live without being invalidated: the bound on how
+/// stale a download count, or an owner change made on another replica, can
+/// be.
+pub const TIME_TO_LIVE: Duration = Duration::from_secs(10);
+
+/// Largest bundle kept in memory.
+pub const MAX_CACHED_BUNDLE: usize = 256 * 1024;
+
+/// What a download needs to know about a version.
+#[derive(Debug, Clone)]
+pub struct DownloadTarget {
+    pub tool_id: i64,
+    pub version_id: i64,
+    /// The version as published.
+    pub version: String,
+    pub sha256: String,
+    pub size: i64,
+    pub blocked: bool,
+    pub blocked_reason: Option<String>,
+}
+
+impl DownloadTarget {
+    /// The target of a version row.
+    pub fn of(v: &crate::models::VersionRow) -> DownloadTarget {
+        DownloadTarget {
+            tool_id: v.tool_id,
+            version_id: v.id,
+            version: v.version.clone(),
+            sha256: v.sha256.clone(),
+            size: v.size,
+            blocked: v.blocked,
+            blocked_reason: v.blocked_reason.clone(),
+        }
+    }
+}
+
+/// A version entry's key: normalized tool name and version key.
+type VersionKey = (String, String);
+
+/// Memory budget of each part of the cache.
+#[derive(Debug, Clone, Copy)]
+pub struct CacheSizes {
+    /// Tool and version answers and download targets, in bytes.
+    pub answers: u64,
+    /// Bundle bytes.
+    pub bundles: u64,
+}
+
+impl CacheSizes {
+    /// Split `mib` MiB between answers and bundles (half each). 0 turns
+    /// the cache off.
+    pub fn from_mib(mib: u64) -> CacheSizes {
+        let bytes = mib * 1024 * 1024;
+        CacheSizes {
+            answers: bytes / 2,
+            bundles: bytes / 2,
+        }
+    }
+}
+
+/// The cache shared by all workers of one server process.
+pub struct ReadCache {
+    enabled: bool,
+    epoch: AtomicU64,
+    /// The newest change-log sequence number applied (-1: not following).
+    followed: AtomicI64,
+    tools: Cache<String, Bytes>,
+    versions: Cache<VersionKey, Bytes>,
+    downloads: Cache<VersionKey, Arc<DownloadTarget>>,
+    bundles: Cache<String, Bytes>,
+}
+
+impl std::fmt::Debug for ReadCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadCache")
+            .field("enabled", &self.enabled)
+            .field("tools", &self.tools.entry_count())
+            .field("versions", &self.versions.entry_count())
+            .field("bundles", &self.bundles.entry_count())
+            .finish()
+    }
+}
+
+impl Default for ReadCache {
+    fn default() -> Self {
+        ReadCache::new(CacheSizes::from_mib(DEFAULT_MIB))
+    }
+}
+
+/// The default memory budget, in MiB (`--cache-mib`).
+pub const DEFAULT_MIB: u64 = 32;
+
+fn weighted<K, V>(capacity: u64, weigh: fn(&K, &V) -> u32) -> Cache<K, V>
+where
+    K: std::hash::Hash + Eq + Send + Sync + 'static,
+    V: Clone + Send + Sync + 'static,
+{
+    Cache::builder()
+        .max_capacity(capacity)
+        .weigher(weigh)
+        .time_to_live(TIME_TO_LIVE)
+        .build()
+}
+
+fn weight(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl ReadCache {
+    pub fn new(sizes: CacheSizes) -> ReadCache {
+        // An answer's key and value plus a rough per-entry overhead.
+        let answers = sizes.answers / 3;
+        ReadCache {
+            enabled: sizes.answers > 0 || sizes.bundles > 0,
+            epoch: AtomicU64::new(0),
+            followed: AtomicI64::new(-1),
+            tools: weighted(answers, |k: &String, v: &Bytes| {
+                weight(k.len() + v.len() + 64)
+            }),
+            versions: weighted(answers, |k: &VersionKey, v: &Bytes| {
+                weight(k.0.len() + k.1.len() + v.len() + 64)
+            }),
+            downloads: weighted(answers, |k: &VersionKey, v: &Arc<DownloadTarget>| {
+                weight(
+                    k.0.len()
+                        + k.1.len()
+                        + v.version.len()
+                        + v.sha256.len()
+                        + v.blocked_reason.as_ref().map_or(0, String::len)
+                        + 128,
+                )
+            }),
+            bundles: weighted(sizes.bundles, |k: &String, v: &Bytes| {
+                weight(k.len() + v.len() + 64)
+            }),
+        }
+    }
+
+    /// The epoch to note before reading the database for a fill.
+    pub fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::SeqCst)
+    }
+
+    /// Undo a fill made from a read that started at `epoch`, if anything
+    /// was invalidated since.
+    fn settle<K, V>(&self, cache: &Cache<K, V>, key: &K, epoch: u64)
+    where
+        K: std::hash::Hash + Eq + Send + Sync + 'static,
+        V: Clone + Send + Sync + 'static,
+    {
+        if self.epoch.load(Ordering::SeqCst) != epoch {
+            cache.invalidate(key);
+        }
+    }
+
+    pub fn tool(&self, name: &str) -> Option<Bytes> {
+        self.tools.get(&tool_key(name))
+    }
+
+    pub fn put_tool(&self, name: &str, body: Bytes, epoch: u64) {
+        if !self.enabled {
+            return;
+        }
+        let key = tool_key(name);
+        self.tools.insert(key.clone(), body);
+        self.settle(&self.tools, &key, epoch);
+    }
+
+    pub fn version(&self, name: &str, version: &str) -> Option<Bytes> {
+        self.versions.get(&version_cache_key(name, version)?)
+    }
+
+    pub fn put_version(&self, name: &str, version: &str, body: Bytes, epoch: u64) {
+        let Some(key) = version_cache_key(name, version).filter(|_| self.enabled) else {
+            return;
+        };
+        self.versions.insert(key.clone(), body);
+        self.settle(&self.versions, &key, epoch);
+    }
+
+    pub fn download(&self, name: &str, version: &str) -> Option<Arc<DownloadTarget>> {
+        self.downloads.get(&version_cache_key(name, version)?)
+    }
+
+    pub fn put_download(&self, name: &str, target: Arc<DownloadTarget>, epoch: u64) {
+        let Some(key) = version_cache_key(name, &target.version).filter(|_| self.enabled) else {
+            return;
+        };
+        self.downloads.insert(key.clone(), target);
+        self.settle(&self.downloads, &key, epoch);
+    }
+
+    /// A cached bundle's bytes.
+    pub fn bundle(&self, sha256: &str) -> Option<Bytes> {
+        self.bundles.get(sha256)
+    }
+
+    /// Keep a bundle's bytes if it is small enough. Bytes under a digest
+    /// never change, so no epoch is needed.
+    pub fn put_bundle(&self, sha256: &str, bytes: Bytes) {
+        if self.enabled && bytes.len() <= MAX_CACHED_BUNDLE {
+            self.bundles.insert(sha256.to_string(), bytes);
+        }
+    }
+
+    /// Forget the tool summary of `name` (its owners, latest version or
+    /// counts changed).
+    pub fn invalidate_tool(&self, name: &str) {
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+        self.tools.invalidate(&tool_key(name));
+    }
+
+    /// Forget the tool summary of `name` and everything about `version`.
+    pub fn invalidate_version(&self, name: &str, version: &str) {
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+        self.tools.invalidate(&tool_key(name));
+        if let Some(key) = version_cache_key(name, version) {
+            self.versions.invalidate(&key);
+            self.downloads.invalidate(&key);
+        }
+    }
+
+    /// Forget the answers that show download counts of `version` (the
+    /// tool summary and the version), keeping its download target.
+    pub fn invalidate_counts(&self, name: &str, version: &str) {
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+        self.tools.invalidate(&tool_key(name));
+        if let Some(key) = version_cache_key(name, version) {
+            self.versions.invalidate(&key);
+        }
+    }
+
+    /// Forget every answer (a tier change can touch any tool its publisher
+    /// owns). Bundles stay: their bytes cannot change.
+    pub fn invalidate_answers(&self) {
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+        self.tools.invalidate_all();
+        self.versions.invalidate_all();
+        self.downloads.invalidate_all();
+    }
+
+    /// Apply change-log rows (`(tool name, version)`) read from the database.
+    pub fn apply_changes<'a>(&self, changes: impl IntoIterator<Item = (&'a str, &'a str)>) {
+        for (tool, version) in changes {
+            self.invalidate_version(tool, version);
+        }
+    }
+
+    /// Record that every change up to `seq` has been applied.
+    pub fn set_followed(&self, seq: i64) {
+        self.followed.store(seq, Ordering::SeqCst);
+    }
+
+    /// The newest change-log sequence number applied, if the log is followed.
+    pub fn followed(&self) -> Option<i64> {
+        Some(self.followed.load(Ordering::SeqCst)).filter(|s| *s >= 0)
+    }
+}
+
+fn tool_key(name: &str) -> String {
+    toolreg_core::name::normalize(name)
+}
+
+/// The key of a version entry, or `None` for text that is no SemVer version
+/// (never cached: it can only be a 404).
+fn version_cache_key(name: &str, version: &str) -> Option<VersionKey> {
+    let v = semver::Version::parse(version).ok()?;
+    Some((tool_key(name), crate::models::version::version_key(&v)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(version: &str) -> Arc<DownloadTarget> {
+        Arc::new(DownloadTarget {
+            tool_id: 1,
+            version_id: 2,
+            version: version.into(),
+            sha256: "ab".repeat(32),
+            size: 10,
+            blocked: false,
+            blocked_reason: None,
+        })
+    }
+
+    #[test]
+    fn names_match_in_normalized_form_and_versions_ignore_build_metadata() {
+        let cache = ReadCache::default();
+        let e = cache.epoch();
+        cache.put_tool("Send_Mail", Bytes::from_static(b"{}"), e);
+        assert!(cache.tool("send-mail").is_some());
+        cache.put_version("send-mail", "1.0.0+build.1", Bytes::from_static(b"{}"), e);
+        assert!(cache.version("SEND_MAIL", "1.0.0").is_some());
+        assert!(cache.version("send-mail", "1.0.1").is_none());
+        assert!(cache.version("send-mail", "not-semver").is_none());
+    }
+
+    #[test]
+    fn a_change_invalidates_the_tool_and_that_version_only() {
+        let cache = ReadCache::default();
+        let e = cache.epoch();
+        cache.put_tool("send-mail", Bytes::from_static(b"{}"), e);
+        cache.put_version("send-mail", "1.0.0", Bytes::from_static(b"{}"), e);
+        cache.put_version("send-mail", "1.1.0", Bytes::from_static(b"{}"), e);
+        cache.put_download("send-mail", target("1.0.0"), e);
+        cache.apply_changes([("Send_Mail", "1.0.0")]);
+        assert!(cache.tool("send-mail").is_none());
+        assert!(cache.version("send-mail", "1.0.0").is_none());
+        assert!(cache.download("send-mail", "1.0.0").is_none());
+        assert!(cache.version("send-mail", "1.1.0").is_some());
+    }
+
+    #[test]
+    fn a_fill_that_raced_an_invalidation_is_dropped() {
+        let cache = ReadCache::default();
+        let before = cache.epoch();
+        // A writer commits and invalidates while the reader is at the database.
+        cache.invalidate_tool("send-mail");
+        cache.put_tool("send-mail", Bytes::from_static(b"stale"), before);
+        assert!(cache.tool("send-mail").is_none());
+        // A fill that started after the invalidation stays.
+        let after = cache.epoch();
+        cache.put_tool("send-mail", Bytes::from_static(b"fresh"), after);
+        assert_eq!(cache.tool("send-mail").as_deref(), Some(&b"fresh"[..]));
+    }
+
+    #[test]
+    fn bundles_are_kept_by_digest_up_to_the_size_limit() {
+        let cache = ReadCache::default();
+        cache.put_bundle("aa", Bytes::from(vec![0u8; 10]));
+        cache.put_bundle("bb", Bytes::from(vec![0u8; MAX_CACHED_BUNDLE + 1]));
+        assert!(cache.bundle("aa").is_some());
+        assert!(cache.bundle("bb").is_none());
+        cache.invalidate_answers();
+        assert!(cache.bundle("aa").is_some(), "bundle bytes never go stale");
+    }
+
+    #[test]
+    fn a_zero_budget_turns_the_cache_off() {
+        let cache = ReadCache::new(CacheSizes::from_mib(0));
+        cache.put_tool("send-mail", Bytes::from_static(b"{}"), cache.epoch());
+        cache.put_bundle("aa", Bytes::from_static(b"x"));
+        assert!(cache.tool("send-mail").is_none());
+        assert!(cache.bundle("aa").is_none());
+    }
+}
