@@ -13,12 +13,23 @@ use common::{json, BundleBuilder, TestApp};
 use toolreg_core::Tier;
 
 async fn healthz_checks_the_database_and_storage(app: TestApp) {
+    app.caught_up().await;
     let (status, body) = json(app.get("/healthz").await).await;
     assert_eq!(status, 200, "{body:#}");
     assert_eq!(
         body,
-        serde_json::json!({"status": "ok", "database": "ok", "storage": "ok"})
+        serde_json::json!({"status": "ok", "database": "ok", "storage": "ok",
+                           "changes": {"latest": 0, "applied": 0}})
     );
+    // A publish is a change: the head moves, and the follower catches up.
+    let token = app.user("alice", Tier::Untrusted).await;
+    app.publish_ok(&token, BundleBuilder::http("calc", "1.0.0").pack())
+        .await;
+    let (_, body) = json(app.get("/healthz").await).await;
+    assert_eq!(body["changes"]["latest"], 1, "{body:#}");
+    app.caught_up().await;
+    let (_, body) = json(app.get("/healthz").await).await;
+    assert_eq!(body["changes"]["applied"], 1, "{body:#}");
 }
 
 async fn metrics_count_requests_publishes_and_downloads(app: TestApp) {
