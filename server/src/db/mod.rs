@@ -164,6 +164,11 @@ impl Db {
             .max_size(size)
             .min_idle(Some(1))
             .connection_timeout(Duration::from_secs(15))
+            // A PostgreSQL connection can die with the network or the
+            // server, so it is checked (`SELECT 1`) before each use; an
+            // SQLite connection is a file handle and cannot go stale, and
+            // the check was one more query on every request.
+            .test_on_check_out(backend == Backend::Postgres)
             .connection_customizer(Box::new(SqlitePragmas))
             .build(manager)
             .map_err(|e| internal(format!("cannot connect to the database: {e}")))?;
