@@ -13,15 +13,6 @@ use serde_json::{json, Value};
 use toolreg_core::Tier;
 use toolreg_server::db::DbConnection;
 
-fn function_tool(name: &str, version: &str) -> Vec<u8> {
-    BundleBuilder::corpus("matimo/calculator", name, version)
-        .file(
-            "calculator.ts",
-            "export default async function () { return { result: 0 }; }\n",
-        )
-        .pack()
-}
-
 async fn audit(app: &TestApp, token: &str, query: &str) -> Value {
     let (status, body) = json(
         app.get_authed(&format!("/api/v1/audit{query}"), token)
@@ -176,7 +167,9 @@ async fn every_action_with_who_what_and_token(app: TestApp) {
     .await;
     assert_eq!(status, 204);
     // publish, yank, unyank
-    let published = app.publish_ok(&bob, function_tool("calc", "1.0.0")).await;
+    let published = app
+        .publish_ok(&bob, BundleBuilder::function("calc", "1.0.0").pack())
+        .await;
     for (method, path) in [(Method::DELETE, "yank"), (Method::PUT, "unyank")] {
         let (status, body) = send(
             &app,
@@ -442,7 +435,8 @@ async fn entries_share_the_changes_transaction(app: TestApp) {
     for (table, column) in [("audit_log", "action"), ("changes", "kind")] {
         fail_inserts(&app, table, column, "publish").await;
         problem(
-            app.publish(&bob, function_tool("calc", "1.0.0")).await,
+            app.publish(&bob, BundleBuilder::function("calc", "1.0.0").pack())
+                .await,
             500,
             "internal",
         )
@@ -460,7 +454,8 @@ async fn entries_share_the_changes_transaction(app: TestApp) {
         );
         problem(app.get("/api/v1/tools/calc").await, 404, "not-found").await;
     }
-    app.publish_ok(&bob, function_tool("calc", "1.0.0")).await;
+    app.publish_ok(&bob, BundleBuilder::function("calc", "1.0.0").pack())
+        .await;
 
     // yank: the version stays unyanked.
     fail_inserts(&app, "audit_log", "action", "yank").await;

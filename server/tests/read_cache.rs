@@ -12,16 +12,6 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use toolreg_core::Tier;
 
-/// A Matimo `function` tool (needs the `trusted` tier).
-fn function_tool(name: &str, version: &str) -> Vec<u8> {
-    BundleBuilder::corpus("matimo/calculator", name, version)
-        .file(
-            "calculator.ts",
-            "export default async function () { return { result: 0 }; }\n",
-        )
-        .pack()
-}
-
 async fn get_json(app: &TestApp, path: &str) -> Value {
     let (status, body) = json(app.get(path).await).await;
     assert_eq!(status, 200, "GET {path}: {body:#}");
@@ -52,13 +42,15 @@ async fn answers_follow_every_change_on_this_server(app: TestApp) {
     let alice = app.user("alice", Tier::Trusted).await;
     app.user("bob", Tier::Verified).await;
     let admin = app.user_with("root", Tier::Trusted, true).await;
-    app.publish_ok(&alice, function_tool("calc", "1.0.0")).await;
+    app.publish_ok(&alice, BundleBuilder::function("calc", "1.0.0").pack())
+        .await;
     fill(&app, "calc", "1.0.0").await;
     // Other spellings of the name and version hit the same entries.
     fill(&app, "Calc", "1.0.0+build.7").await;
 
     // A new version: the summary's latest and version list.
-    app.publish_ok(&alice, function_tool("calc", "1.1.0")).await;
+    app.publish_ok(&alice, BundleBuilder::function("calc", "1.1.0").pack())
+        .await;
     let tool = get_json(&app, "/api/v1/tools/calc").await;
     assert_eq!(tool["latest_version"], "1.1.0", "{tool:#}");
     assert_eq!(tool["versions"].as_array().map(Vec::len), Some(2));

@@ -25,16 +25,6 @@ fn get_json(client: &Client, url: String) -> (u16, Value) {
     (status, res.json().unwrap_or(Value::Null))
 }
 
-/// A Matimo `function` tool (needs the `trusted` tier).
-fn function_tool(name: &str, version: &str) -> Vec<u8> {
-    BundleBuilder::corpus("matimo/calculator", name, version)
-        .file(
-            "calculator.ts",
-            "export default async function () { return { result: 0 }; }\n",
-        )
-        .pack()
-}
-
 #[test]
 fn two_replicas_on_one_database_and_bucket_agree() {
     let Some(services) = Services::postgres_and_s3() else {
@@ -118,7 +108,11 @@ fn two_replicas_on_one_database_and_bucket_agree() {
     eprintln!("yank on B shown by A's cached answers after {took:?}");
 
     // Demote on A → download on B refuses.
-    let res = b.publish(&client, &bob, function_tool("replicated-fn", "1.0.0"));
+    let res = b.publish(
+        &client,
+        &bob,
+        BundleBuilder::function("replicated-fn", "1.0.0").pack(),
+    );
     assert_eq!(res.status(), 201, "{}", res.text().unwrap_or_default());
     let res = client
         .get(b.api("/api/v1/tools/replicated-fn/1.0.0/download"))

@@ -22,16 +22,6 @@ use toolreg_core::Tier;
 use toolreg_server::db::DbConnection;
 use toolreg_server::search::StoreSource;
 
-/// A Matimo `function` tool (the corpus calculator plus a stand-in code file).
-fn function_tool(name: &str, version: &str) -> Vec<u8> {
-    BundleBuilder::corpus("matimo/calculator", name, version)
-        .file(
-            "calculator.ts",
-            "export default async function () { return { result: 0 }; }\n",
-        )
-        .pack()
-}
-
 /// A Matimo `command` tool.
 fn command_tool(name: &str, version: &str) -> Vec<u8> {
     BundleBuilder::corpus("matimo/valid-tool", name, version).pack()
@@ -311,7 +301,7 @@ async fn eventually_in_search(app: &TestApp, name: &str, ok: impl Fn(&Value) -> 
 async fn only_admins_change_tiers(app: TestApp) {
     let admin = app.user_with("root", Tier::Trusted, true).await;
     let bob = app.user("bob", Tier::Trusted).await;
-    app.publish_ok(&bob, function_tool("fn-tool", "1.0.0"))
+    app.publish_ok(&bob, BundleBuilder::function("fn-tool", "1.0.0").pack())
         .await;
     let audit_before = app.count("audit_log").await;
     let changes_before = app.count("changes").await;
@@ -416,7 +406,7 @@ async fn demotion_blocks_and_promotion_unblocks(app: TestApp) {
     let alice = app.user("alice", Tier::Verified).await;
     let bob_agent = agent_token(&app, &bob).await;
 
-    app.publish_ok(&bob, function_tool("fn-tool", "1.0.0"))
+    app.publish_ok(&bob, BundleBuilder::function("fn-tool", "1.0.0").pack())
         .await;
     app.publish_ok(&bob, command_tool("cmd-tool", "1.0.0"))
         .await;
@@ -647,8 +637,11 @@ async fn http_and_subcommand_agree(app: TestApp) {
     let mut tokens = Vec::new();
     for who in ["bob", "carol"] {
         let token = app.user(who, Tier::Trusted).await;
-        app.publish_ok(&token, function_tool(&format!("{who}-fn"), "1.0.0"))
-            .await;
+        app.publish_ok(
+            &token,
+            BundleBuilder::function(&format!("{who}-fn"), "1.0.0").pack(),
+        )
+        .await;
         app.publish_ok(&token, command_tool(&format!("{who}-cmd"), "1.0.0"))
             .await;
         app.publish_ok(&token, http_tool(&format!("{who}-web"), "1.0.0"))
@@ -871,7 +864,7 @@ async fn remove_failure(app: &TestApp, table: &'static str) {
 async fn a_tier_change_is_one_transaction(app: TestApp) {
     let admin = app.user_with("root", Tier::Trusted, true).await;
     let bob = app.user("bob", Tier::Trusted).await;
-    app.publish_ok(&bob, function_tool("fn-tool", "1.0.0"))
+    app.publish_ok(&bob, BundleBuilder::function("fn-tool", "1.0.0").pack())
         .await;
     app.publish_ok(&bob, command_tool("cmd-tool", "1.0.0"))
         .await;
@@ -922,13 +915,13 @@ async fn a_tier_change_is_one_transaction(app: TestApp) {
 async fn a_publish_racing_a_demotion_is_blocked_or_refused(app: TestApp) {
     let admin = app.user_with("root", Tier::Trusted, true).await;
     let bob = app.user("bob", Tier::Trusted).await;
-    app.publish_ok(&bob, function_tool("race-tool", "0.1.0"))
+    app.publish_ok(&bob, BundleBuilder::function("race-tool", "0.1.0").pack())
         .await;
     let mut outcomes = Vec::new();
     for round in 0..8u32 {
         set_tier(&app, &admin, "bob", "trusted").await;
         let version = format!("1.{round}.0");
-        let bundle = function_tool("race-tool", &version);
+        let bundle = BundleBuilder::function("race-tool", &version).pack();
         // Let the publish start first in half of the rounds.
         let delay = Duration::from_millis(if round % 2 == 0 { 0 } else { 3 });
         let publish = app.publish(&bob, bundle);

@@ -162,7 +162,13 @@ impl Db {
         };
         let pool = Pool::builder()
             .max_size(size)
-            .min_idle(Some(1))
+            // No connections opened in the background to keep some idle:
+            // a subcommand that exits right after its work could otherwise
+            // exit while r2d2's thread is inside libpq/OpenSSL opening one,
+            // and OpenSSL's exit-time cleanup crashed that thread (SIGSEGV
+            // in about 1 of 8 `admin set-tier` runs on PostgreSQL).
+            // Connections are still kept once made.
+            .min_idle(Some(0))
             .connection_timeout(Duration::from_secs(15))
             // A PostgreSQL connection can die with the network or the
             // server, so it is checked (`SELECT 1`) before each use; an

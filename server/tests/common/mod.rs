@@ -378,6 +378,15 @@ impl BundleBuilder {
         }
     }
 
+    /// A Matimo `function` tool (needs the `trusted` tier): the corpus
+    /// calculator plus a stand-in for its code file.
+    pub fn function(name: &str, version: &str) -> BundleBuilder {
+        BundleBuilder::corpus("matimo/calculator", name, version).file(
+            "calculator.ts",
+            "export default async function () { return { result: 0 }; }\n",
+        )
+    }
+
     pub fn file(mut self, path: &str, bytes: impl Into<Vec<u8>>) -> Self {
         self.files.insert(path, bytes);
         self
