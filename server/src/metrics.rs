@@ -69,9 +69,9 @@ fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
 /// The server's metrics registry.
 #[derive(Default)]
 pub struct Metrics {
-    /// (method, route pattern) → its series. Series are only ever added, so
+    /// method → route pattern → its series. Series are only ever added, so
     /// the hot path is a shared read lock and atomic increments.
-    series: RwLock<BTreeMap<(String, String), Arc<Series>>>,
+    series: RwLock<BTreeMap<String, BTreeMap<String, Arc<Series>>>>,
     publishes: AtomicU64,
     publish_failures: AtomicU64,
     downloads: AtomicU64,
@@ -80,12 +80,15 @@ pub struct Metrics {
 impl Metrics {
     pub fn record_request(&self, method: &str, route: &str, status: u16, seconds: f64) {
         let found = read(&self.series)
-            .get(&(method, route) as &dyn SeriesKey)
+            .get(method)
+            .and_then(|routes| routes.get(route))
             .cloned();
         let series = match found {
             Some(series) => series,
             None => write(&self.series)
-                .entry((method.to_string(), route.to_string()))
+                .entry(method.to_string())
+                .or_default()
+                .entry(route.to_string())
                 .or_default()
                 .clone(),
         };
@@ -110,7 +113,12 @@ impl Metrics {
         out.push_str("# HELP toolreg_http_requests_total HTTP requests by method, route pattern and status.\n");
         out.push_str("# TYPE toolreg_http_requests_total counter\n");
         let series = read(&self.series);
-        for ((method, route), series) in series.iter() {
+        let all = || {
+            series.iter().flat_map(|(method, routes)| {
+                routes.iter().map(move |(route, s)| (method, route, s))
+            })
+        };
+        for (method, route, series) in all() {
             let mut statuses: Vec<(u16, u64)> = read(&series.statuses)
                 .iter()
                 .map(|(s, n)| (*s, n.load(Ordering::Relaxed)))
@@ -126,7 +134,7 @@ impl Metrics {
         }
         out.push_str("# HELP toolreg_http_request_duration_seconds HTTP request latency by method and route pattern.\n");
         out.push_str("# TYPE toolreg_http_request_duration_seconds histogram\n");
-        for ((method, route), h) in series.iter() {
+        for (method, route, h) in all() {
             let labels = format!("method=\"{method}\",route=\"{}\"", escape(route));
             for (i, bound) in BUCKETS.iter().enumerate() {
                 let _ = writeln!(
@@ -176,49 +184,6 @@ impl Metrics {
             );
         }
         out
-    }
-}
-
-/// Looks up a `(String, String)` key by `(&str, &str)` without allocating.
-trait SeriesKey {
-    fn key(&self) -> (&str, &str);
-}
-
-impl SeriesKey for (String, String) {
-    fn key(&self) -> (&str, &str) {
-        (&self.0, &self.1)
-    }
-}
-
-impl SeriesKey for (&str, &str) {
-    fn key(&self) -> (&str, &str) {
-        (self.0, self.1)
-    }
-}
-
-impl<'a> std::borrow::Borrow<dyn SeriesKey + 'a> for (String, String) {
-    fn borrow(&self) -> &(dyn SeriesKey + 'a) {
-        self
-    }
-}
-
-impl PartialEq for dyn SeriesKey + '_ {
-    fn eq(&self, other: &Self) -> bool {
-        self.key() == other.key()
-    }
-}
-
-impl Eq for dyn SeriesKey + '_ {}
-
-impl PartialOrd for dyn SeriesKey + '_ {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for dyn SeriesKey + '_ {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.key().cmp(&other.key())
     }
 }
 

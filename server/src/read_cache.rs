@@ -151,7 +151,8 @@ fn weight(n: usize) -> u32 {
 
 impl ReadCache {
     pub fn new(sizes: CacheSizes) -> ReadCache {
-        // An answer's key and value plus a rough per-entry overhead.
+        // The answer budget is shared equally by the three answer caches;
+        // each weighs an entry as its key and value plus a rough overhead.
         let answers = sizes.answers / 3;
         ReadCache {
             enabled: sizes.answers > 0 || sizes.bundles > 0,
@@ -255,21 +256,23 @@ impl ReadCache {
 
     /// Forget the tool summary of `name` and everything about `version`.
     pub fn invalidate_version(&self, name: &str, version: &str) {
-        self.epoch.fetch_add(1, Ordering::SeqCst);
-        self.tools.invalidate(&tool_key(name));
-        if let Some(key) = version_cache_key(name, version) {
-            self.versions.invalidate(&key);
-            self.downloads.invalidate(&key);
-        }
+        self.forget(name, version, true);
     }
 
     /// Forget the answers that show download counts of `version` (the
     /// tool summary and the version), keeping its download target.
     pub fn invalidate_counts(&self, name: &str, version: &str) {
+        self.forget(name, version, false);
+    }
+
+    fn forget(&self, name: &str, version: &str, download_target: bool) {
         self.epoch.fetch_add(1, Ordering::SeqCst);
         self.tools.invalidate(&tool_key(name));
         if let Some(key) = version_cache_key(name, version) {
             self.versions.invalidate(&key);
+            if download_target {
+                self.downloads.invalidate(&key);
+            }
         }
     }
 

@@ -256,8 +256,14 @@ async fn token_id(app: &TestApp, token: &str) -> i64 {
         .expect("a token id")
 }
 
-/// Run `toolreg-server ARGS` on the app's data with exactly these extra variables.
-fn server_binary(app: &TestApp, args: &[&str], extra: &[(&str, &str)]) -> (i32, String, String) {
+/// Run `toolreg-server ARGS` on the app's data with exactly these extra
+/// variables. After a successful `admin set-tier` (another process) it waits
+/// until the app's read cache has followed the change log, as `serve` does.
+async fn server_binary(
+    app: &TestApp,
+    args: &[&str],
+    extra: &[(&str, &str)],
+) -> (i32, String, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolreg-server"));
     cmd.args(args)
         .env("RUST_LOG", "warn")
@@ -269,6 +275,9 @@ fn server_binary(app: &TestApp, args: &[&str], extra: &[(&str, &str)]) -> (i32, 
         cmd.env(k, v);
     }
     let out = cmd.output().expect("run toolreg-server");
+    if out.status.success() && args.starts_with(&["admin", "set-tier"]) {
+        app.caught_up().await;
+    }
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -654,9 +663,8 @@ async fn http_and_subcommand_agree(app: TestApp) {
     let via_http = set_tier(&app, &admin, "bob", "untrusted").await;
     let mid = audit_rows(&app).await.len();
     let (code, stdout, stderr) =
-        server_binary(&app, &["admin", "set-tier", "carol", "untrusted"], &[]);
+        server_binary(&app, &["admin", "set-tier", "carol", "untrusted"], &[]).await;
     assert_eq!(code, 0, "{stderr}");
-    app.caught_up().await;
     assert_eq!(
         stdout,
         "carol: trusted -> untrusted\nblocked carol-fn 1.0.0\nblocked carol-cmd 1.0.0\n"
@@ -722,9 +730,8 @@ async fn http_and_subcommand_agree(app: TestApp) {
 
     // Promotion through the subcommand unblocks.
     let (code, stdout, stderr) =
-        server_binary(&app, &["admin", "set-tier", "carol", "verified"], &[]);
+        server_binary(&app, &["admin", "set-tier", "carol", "verified"], &[]).await;
     assert_eq!(code, 0, "{stderr}");
-    app.caught_up().await;
     assert_eq!(
         stdout,
         "carol: untrusted -> verified\nunblocked carol-cmd 1.0.0\n"
@@ -740,10 +747,11 @@ async fn http_and_subcommand_agree(app: TestApp) {
 
     // Bad input to the subcommand: a clear error, nothing changed.
     let before = audit_rows(&app).await.len();
-    let (code, _, stderr) = server_binary(&app, &["admin", "set-tier", "nobody", "trusted"], &[]);
+    let (code, _, stderr) =
+        server_binary(&app, &["admin", "set-tier", "nobody", "trusted"], &[]).await;
     assert_eq!(code, 1);
     assert!(stderr.contains("`nobody`"), "{stderr}");
-    let (code, _, stderr) = server_binary(&app, &["admin", "set-tier", "carol", "gold"], &[]);
+    let (code, _, stderr) = server_binary(&app, &["admin", "set-tier", "carol", "gold"], &[]).await;
     assert_eq!(code, 2, "usage error: {stderr}");
     assert!(
         stderr.contains("gold") && stderr.contains("untrusted, verified, trusted"),
@@ -767,9 +775,9 @@ async fn agent_versions_stay_untrusted(app: TestApp) {
         &app,
         &["admin", "set-tier", "bob", "trusted"],
         &[("TOOLREG_POLICY", "http=verified")],
-    );
+    )
+    .await;
     assert_eq!(code, 0, "{stderr}");
-    app.caught_up().await;
     assert_eq!(
         stdout,
         "bob: trusted -> trusted\nblocked agent-http 1.0.0\n"
@@ -794,24 +802,25 @@ async fn agent_versions_stay_untrusted(app: TestApp) {
             "http=gold",
         ],
         &[],
-    );
+    )
+    .await;
     assert_ne!(code, 0);
     assert!(stderr.contains("gold"), "{stderr}");
     assert_blocked(&app, "agent-http", "1.0.0", &["agent token"]).await;
 
     // Under the default policy the agent's http version is fine again.
-    let (code, stdout, stderr) = server_binary(&app, &["admin", "set-tier", "bob", "trusted"], &[]);
+    let (code, stdout, stderr) =
+        server_binary(&app, &["admin", "set-tier", "bob", "trusted"], &[]).await;
     assert_eq!(code, 0, "{stderr}");
-    app.caught_up().await;
     assert_eq!(
         stdout,
         "bob: trusted -> trusted\nunblocked agent-http 1.0.0\n"
     );
     assert_open(&app, "agent-http", "1.0.0").await;
     // Demoting bob can't make the agent's version any worse: it was untrusted already.
-    let (code, stdout, _) = server_binary(&app, &["admin", "set-tier", "bob", "untrusted"], &[]);
+    let (code, stdout, _) =
+        server_binary(&app, &["admin", "set-tier", "bob", "untrusted"], &[]).await;
     assert_eq!((code, stdout.as_str()), (0, "bob: trusted -> untrusted\n"));
-    app.caught_up().await;
     assert_open(&app, "agent-http", "1.0.0").await;
 }
 

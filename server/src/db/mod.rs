@@ -280,12 +280,6 @@ impl Db {
         }
         Ok(())
     }
-
-    /// Check the database answers.
-    pub fn ping(conn: &mut DbConnection) -> AppResult<()> {
-        diesel::sql_query("SELECT 1").execute(conn)?;
-        Ok(())
-    }
 }
 
 /// True if the error is a unique-constraint violation (a concurrent duplicate).
