@@ -24,7 +24,7 @@ use rand::{Rng, SeedableRng};
 use toolreg_server::app::{self, AppState};
 use toolreg_server::blobs::BlobStore;
 use toolreg_server::db::{Db, DbConnection};
-use toolreg_server::schema::{tools, users, versions};
+use toolreg_server::schema::{tools, users, version_contents, versions};
 use toolreg_server::search::{SearchIndex, SearchParams, StoreSource};
 
 const SERVICES: &[&str] = &[
@@ -317,8 +317,9 @@ fn fill_database(db: &Db, tools_in: &[Tool]) {
                 .enumerate()
                 .map(|(j, t)| {
                     let id = (base + j + 1) as i64;
-                    let manifest = serde_json::json!({"description": t.description, "keywords": t.keywords, "license": t.license, "title": null}).to_string();
+                    let summary = serde_json::json!({"description": t.description, "keywords": t.keywords, "license": t.license, "title": null}).to_string();
                     (
+                        versions::id.eq(id),
                         versions::tool_id.eq(id),
                         versions::version.eq("1.0.0"),
                         versions::version_key.eq("1.0.0"),
@@ -326,9 +327,7 @@ fn fill_database(db: &Db, tools_in: &[Tool]) {
                         versions::size.eq(1000i64),
                         versions::format.eq(t.format.clone()),
                         versions::execution.eq(t.execution.clone()),
-                        versions::manifest.eq(manifest),
-                        versions::definition_file.eq("definition.yaml"),
-                        versions::definition.eq(""),
+                        versions::summary.eq(summary),
                         versions::publisher_id.eq(1i64),
                         versions::publisher_tier.eq(t.tier.clone()),
                         versions::downloads.eq(t.downloads),
@@ -338,6 +337,21 @@ fn fill_database(db: &Db, tools_in: &[Tool]) {
                 .collect();
             for part in rows.chunks(200) {
                 diesel::insert_into(versions::table).values(part).execute(conn)?;
+            }
+            let contents: Vec<_> = (0..chunk.len())
+                .map(|j| {
+                    (
+                        version_contents::version_id.eq((base + j + 1) as i64),
+                        version_contents::manifest.eq("{}"),
+                        version_contents::definition_file.eq("definition.yaml"),
+                        version_contents::definition.eq(""),
+                    )
+                })
+                .collect();
+            for part in contents.chunks(200) {
+                diesel::insert_into(version_contents::table)
+                    .values(part)
+                    .execute(conn)?;
             }
             Ok(())
         })

@@ -55,10 +55,6 @@ diesel::table! {
         size -> BigInt,
         format -> Text,
         execution -> Text,
-        manifest -> Text,
-        definition_file -> Text,
-        definition -> Text,
-        readme -> Nullable<Text>,
         publisher_id -> BigInt,
         token_id -> Nullable<BigInt>,
         publisher_tier -> Text,
@@ -67,6 +63,20 @@ diesel::table! {
         blocked_reason -> Nullable<Text>,
         downloads -> BigInt,
         published_at -> Timestamp,
+        /// The manifest's listing fields as JSON (`models::version::ManifestSummary`).
+        summary -> Text,
+    }
+}
+
+diesel::table! {
+    /// A version's large texts, apart from its small, often-read `versions` row.
+    version_contents (version_id) {
+        version_id -> BigInt,
+        /// The canonical `toolreg_core::Tool` as JSON.
+        manifest -> Text,
+        definition_file -> Text,
+        definition -> Text,
+        readme -> Nullable<Text>,
     }
 }
 
@@ -121,6 +131,7 @@ diesel::joinable!(tool_owners -> tools (tool_id));
 diesel::joinable!(tool_owners -> users (user_id));
 diesel::joinable!(versions -> tools (tool_id));
 diesel::joinable!(versions -> users (publisher_id));
+diesel::joinable!(version_contents -> versions (version_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     users,
@@ -128,6 +139,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     tools,
     tool_owners,
     versions,
+    version_contents,
     changes,
     audit_log,
     log_entries,

@@ -1,12 +1,20 @@
-//! Versions: one immutable row per published version, with its digest,
-//! canonical manifest, original definition and README.
+//! Versions: one immutable row per published version — digest, size,
+//! format, execution kind, publisher, state (yanked, blocked), downloads and
+//! the manifest's listing fields ([`ManifestSummary`]) — and, apart from it
+//! in `version_contents`, the version's large texts ([`VersionContent`]: the
+//! canonical manifest, the original definition, the README).
+//!
+//! The split keeps a `versions` row to a few hundred bytes, so the reads that
+//! run on every request (a tool's summary, a download, a resolve) touch one
+//! small row; only a version's own page and the definition export read the
+//! texts.
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
 use crate::db::DbConnection;
 use crate::error::{not_found, AppResult};
-use crate::schema::{users, versions};
+use crate::schema::{users, version_contents, versions};
 
 #[derive(Debug, Clone, Queryable, Selectable, Identifiable)]
 #[diesel(table_name = versions)]
@@ -19,10 +27,6 @@ pub struct VersionRow {
     pub size: i64,
     pub format: String,
     pub execution: String,
-    pub manifest: String,
-    pub definition_file: String,
-    pub definition: String,
-    pub readme: Option<String>,
     pub publisher_id: i64,
     pub token_id: Option<i64>,
     pub publisher_tier: String,
@@ -31,6 +35,28 @@ pub struct VersionRow {
     pub blocked_reason: Option<String>,
     pub downloads: i64,
     pub published_at: NaiveDateTime,
+}
+
+/// A version's large texts.
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = version_contents)]
+pub struct VersionContent {
+    pub version_id: i64,
+    /// The canonical `toolreg_core::Tool` as JSON.
+    pub manifest: String,
+    pub definition_file: String,
+    pub definition: String,
+    pub readme: Option<String>,
+}
+
+impl VersionContent {
+    /// The texts of version `version_id` (every version has them).
+    pub fn of(conn: &mut DbConnection, version_id: i64) -> AppResult<VersionContent> {
+        Ok(version_contents::table
+            .find(version_id)
+            .select(VersionContent::as_select())
+            .first(conn)?)
+    }
 }
 
 /// The columns listed for a tool's versions (no manifest or definition text).
@@ -51,10 +77,12 @@ pub struct VersionSummary {
     pub publisher_id: i64,
 }
 
-/// The summary fields of a stored manifest (the canonical `toolreg_core::Tool`
-/// as JSON), read leniently: a row that doesn't parse gives empty fields
-/// rather than an error, so one odd row can't break a listing or the index.
-#[derive(Debug, Default, serde::Deserialize)]
+/// The listing fields of a version's manifest, stored with the version
+/// (`versions.summary`) so a tool's summary and its search document don't
+/// read and parse the whole manifest. Read leniently: a row that doesn't
+/// parse gives empty fields rather than an error, so one odd row can't break
+/// a listing or the index.
+#[derive(Debug, Default, serde::Deserialize, serde::Serialize)]
 #[serde(default)]
 pub struct ManifestSummary {
     pub call_name: Option<String>,
@@ -67,8 +95,29 @@ pub struct ManifestSummary {
 }
 
 impl ManifestSummary {
-    pub fn parse(manifest: &str) -> ManifestSummary {
-        serde_json::from_str(manifest).unwrap_or_default()
+    /// The summary of a canonical tool, as publish stores it.
+    pub fn of(tool: &toolreg_core::Tool) -> ManifestSummary {
+        ManifestSummary {
+            call_name: Some(tool.call_name.clone()),
+            title: tool.title.clone(),
+            description: Some(tool.description.clone()),
+            keywords: tool.keywords.clone(),
+            license: tool.license.clone(),
+            homepage: tool.homepage.clone(),
+            repository: tool.repository.clone(),
+        }
+    }
+
+    /// Read a stored summary (or any JSON object with these fields, such as
+    /// a whole manifest); what doesn't parse gives the empty summary.
+    pub fn parse(json: &str) -> ManifestSummary {
+        serde_json::from_str(json).unwrap_or_default()
+    }
+
+    /// The JSON stored in `versions.summary`.
+    pub fn to_json(&self) -> String {
+        // A struct of strings and a list of strings always serializes.
+        serde_json::to_string(self).unwrap_or_else(|_| "{}".to_string())
     }
 }
 
@@ -83,10 +132,6 @@ pub struct NewVersion<'a> {
     pub size: i64,
     pub format: &'a str,
     pub execution: &'a str,
-    pub manifest: &'a str,
-    pub definition_file: &'a str,
-    pub definition: &'a str,
-    pub readme: Option<&'a str>,
     pub publisher_id: i64,
     pub token_id: Option<i64>,
     pub publisher_tier: &'a str,
@@ -94,6 +139,17 @@ pub struct NewVersion<'a> {
     pub blocked: bool,
     pub downloads: i64,
     pub published_at: NaiveDateTime,
+    /// [`ManifestSummary::to_json`] of the manifest.
+    pub summary: &'a str,
+}
+
+/// A version's texts to insert on publish.
+#[derive(Debug)]
+pub struct NewContent<'a> {
+    pub manifest: &'a str,
+    pub definition_file: &'a str,
+    pub definition: &'a str,
+    pub readme: Option<&'a str>,
 }
 
 /// The uniqueness key of a version: without build metadata, so `1.0.0+a`
@@ -134,11 +190,27 @@ impl VersionRow {
             .ok_or_else(|| not_found(format!("`{tool_name}` has no version `{version}`")))
     }
 
-    pub fn insert(conn: &mut DbConnection, new: &NewVersion<'_>) -> AppResult<()> {
-        diesel::insert_into(versions::table)
+    /// Insert a version and its texts (call inside the publish
+    /// transaction); returns the new version's id.
+    pub fn insert(
+        conn: &mut DbConnection,
+        new: &NewVersion<'_>,
+        content: &NewContent<'_>,
+    ) -> AppResult<i64> {
+        let id: i64 = diesel::insert_into(versions::table)
             .values(new)
+            .returning(versions::id)
+            .get_result(conn)?;
+        diesel::insert_into(version_contents::table)
+            .values((
+                version_contents::version_id.eq(id),
+                version_contents::manifest.eq(content.manifest),
+                version_contents::definition_file.eq(content.definition_file),
+                version_contents::definition.eq(content.definition),
+                version_contents::readme.eq(content.readme),
+            ))
             .execute(conn)?;
-        Ok(())
+        Ok(id)
     }
 
     pub fn set_yanked(conn: &mut DbConnection, id: i64, yanked: bool) -> AppResult<()> {

@@ -13,7 +13,7 @@ use super::{Change, SearchDoc, SearchError, SearchSource};
 use crate::db::{Db, DbConnection};
 use crate::models::version::{semver_desc, ManifestSummary};
 use crate::models::ToolRow;
-use crate::schema::{changes, tools, versions};
+use crate::schema::{changes, tools, version_contents, versions};
 
 /// Longest README excerpt indexed as usage notes, in bytes.
 const MAX_NOTES: usize = 8 * 1024;
@@ -54,7 +54,8 @@ struct Chosen {
     version: String,
     format: String,
     execution: String,
-    manifest: String,
+    /// `versions.summary`: the manifest's listing fields.
+    summary: String,
     readme: Option<String>,
     publisher_tier: String,
     blocked: bool,
@@ -85,11 +86,10 @@ fn clip_bytes(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
-/// Builds the document of `tool` from its chosen version. The manifest is
-/// the canonical `toolreg_core::Tool` as JSON; fields are read leniently so
-/// that one odd row can't stop the index from being built.
+/// Builds the document of `tool` from its chosen version. The summary is
+/// read leniently so that one odd row can't stop the index from being built.
 fn build_doc(tool: &ToolRow, v: Chosen) -> SearchDoc {
-    let manifest = ManifestSummary::parse(&v.manifest);
+    let manifest = ManifestSummary::parse(&v.summary);
     SearchDoc {
         name: tool.name.clone(),
         version: v.version,
@@ -129,7 +129,8 @@ pub fn search_doc_on(
         return Ok(None);
     };
     let chosen: Chosen = versions::table
-        .find(id)
+        .inner_join(version_contents::table)
+        .filter(versions::id.eq(id))
         .select(CHOSEN_COLUMNS)
         .first(conn)
         .map_err(source_error)?;
@@ -155,8 +156,8 @@ const CHOSEN_COLUMNS: (
     versions::version,
     versions::format,
     versions::execution,
-    versions::manifest,
-    versions::readme,
+    versions::summary,
+    version_contents::readme,
     versions::publisher_tier,
     versions::blocked,
     versions::blocked_reason,
@@ -164,8 +165,8 @@ const CHOSEN_COLUMNS: (
     versions::version,
     versions::format,
     versions::execution,
-    versions::manifest,
-    versions::readme,
+    versions::summary,
+    version_contents::readme,
     versions::publisher_tier,
     versions::blocked,
     versions::blocked_reason,
@@ -190,6 +191,7 @@ pub fn all_docs_on(conn: &mut DbConnection) -> Result<Vec<SearchDoc>, SearchErro
     let mut chosen: HashMap<i64, Chosen> = HashMap::with_capacity(chosen_ids.len());
     for chunk in chosen_ids.chunks(500) {
         let rows: Vec<(i64, Chosen)> = versions::table
+            .inner_join(version_contents::table)
             .filter(versions::id.eq_any(chunk))
             .select((versions::tool_id, CHOSEN_COLUMNS))
             .load(conn)

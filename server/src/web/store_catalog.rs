@@ -11,7 +11,7 @@ use super::catalog::{
 };
 use crate::app::AppState;
 use crate::error::{bad_request, internal, AppError, AppResult};
-use crate::models::version::{list_for_tool, VersionSummary};
+use crate::models::version::{list_for_tool, VersionContent, VersionSummary};
 use crate::models::{owner, ToolRow, User};
 use crate::search::{self, SearchError, SearchParams, SearchResults};
 use crate::views::rfc3339;
@@ -70,13 +70,14 @@ impl Catalog for AppState {
             return Ok(None);
         };
         let user = User::find(conn, v.publisher_id)?;
-        let mut manifest: Tool = serde_json::from_str(&v.manifest).map_err(|e| {
+        let content = VersionContent::of(conn, v.id)?;
+        let mut manifest: Tool = serde_json::from_str(&content.manifest).map_err(|e| {
             internal(format!(
                 "stored manifest of {} {} does not parse: {e}",
                 tool.name, v.version
             ))
         })?;
-        manifest.original = v.definition.clone().into_bytes();
+        manifest.original = content.definition.into_bytes();
         let row = VersionRow {
             version: parse_version(&v.version)?,
             sha256: v.sha256,
@@ -99,7 +100,7 @@ impl Catalog for AppState {
                 tier,
             },
             manifest,
-            readme: v.readme,
+            readme: content.readme,
         }))
     }
 

@@ -7,6 +7,7 @@ use utoipa::IntoParams;
 
 use crate::app::AppState;
 use crate::error::{bad_request, internal, AppResult, ProblemBody};
+use crate::models::version::VersionContent;
 use crate::models::{ToolRow, VersionRow};
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -33,20 +34,22 @@ pub async fn definition(
         .parse()
         .map_err(|e: String| bad_request(format!("format: {e}")))?;
     let (name, version) = path.into_inner();
-    let v = state
+    let (v, content) = state
         .db
         .read(move |conn| {
             let tool = ToolRow::require(conn, &name)?;
-            VersionRow::require(conn, tool.id, &tool.name, &version)
+            let v = VersionRow::require(conn, tool.id, &tool.name, &version)?;
+            let content = VersionContent::of(conn, v.id)?;
+            Ok((v, content))
         })
         .await?;
-    let mut tool: toolreg_core::Tool = serde_json::from_str(&v.manifest).map_err(|e| {
+    let mut tool: toolreg_core::Tool = serde_json::from_str(&content.manifest).map_err(|e| {
         internal(format!(
             "stored manifest of version {} is unreadable: {e}",
             v.version
         ))
     })?;
-    tool.original = v.definition.into_bytes();
+    tool.original = content.definition.into_bytes();
     let exported = export(&tool, format)?;
     Ok(HttpResponse::Ok()
         .content_type(exported.content_type)

@@ -3,13 +3,16 @@
 //! kept in the read cache (`crate::read_cache`) until a change invalidates them.
 
 use actix_web::{get, web, HttpResponse};
+use diesel::prelude::*;
 use serde_json::Value;
 
 use crate::app::AppState;
 use crate::controllers::{json_body, to_json};
+use crate::db::DbConnection;
 use crate::error::{AppResult, ProblemBody};
-use crate::models::version::{list_for_tool, ManifestSummary};
+use crate::models::version::{semver_desc, ManifestSummary, VersionContent, VersionSummary};
 use crate::models::{owner, ToolRow, User, VersionRow};
+use crate::schema::{users, versions};
 use crate::views::{
     rfc3339, EncodablePublisher, EncodableTool, EncodableVersion, EncodableVersionSummary,
 };
@@ -33,29 +36,16 @@ pub async fn show_tool(
         .lookup(move |conn| {
             let tool = ToolRow::require(conn, &lookup)?;
             let owners = owner::list(conn, tool.id)?;
-            let versions = list_for_tool(conn, tool.id)?;
+            let versions = list_with_summaries(conn, tool.id)?;
             // Latest: the highest version neither yanked nor blocked, else the highest.
             let latest = versions
                 .iter()
-                .find(|(v, _)| !v.yanked && !v.blocked)
-                .or_else(|| versions.first())
-                .map(|(v, _)| v.id);
-            let manifest = match latest {
-                Some(id) => {
-                    use crate::schema::versions;
-                    use diesel::prelude::*;
-                    let text: String = versions::table
-                        .find(id)
-                        .select(versions::manifest)
-                        .first(conn)?;
-                    ManifestSummary::parse(&text)
-                }
-                None => ManifestSummary::default(),
-            };
-            let latest_row = versions
-                .iter()
-                .find(|(v, _)| Some(v.id) == latest)
-                .map(|(v, _)| v);
+                .find(|(v, _, _)| !v.yanked && !v.blocked)
+                .or_else(|| versions.first());
+            let manifest = latest
+                .map(|(_, _, summary)| ManifestSummary::parse(summary))
+                .unwrap_or_default();
+            let latest_row = latest.map(|(v, _, _)| v);
             Ok(EncodableTool {
                 name: tool.name.clone(),
                 call_name: manifest.call_name,
@@ -74,7 +64,7 @@ pub async fn show_tool(
                 owners: owners.iter().map(publisher).collect(),
                 versions: versions
                     .into_iter()
-                    .map(|(v, login)| EncodableVersionSummary {
+                    .map(|(v, login, _)| EncodableVersionSummary {
                         version: v.version,
                         sha256: v.sha256,
                         size: v.size,
@@ -94,6 +84,21 @@ pub async fn show_tool(
     let body = to_json(&view)?;
     state.cache.put_tool(&name, body.clone(), epoch);
     Ok(json_body(body))
+}
+
+/// Every version of a tool with its publisher's login and its manifest
+/// summary, newest first: what the tool summary needs, in one query.
+fn list_with_summaries(
+    conn: &mut DbConnection,
+    tool_id: i64,
+) -> AppResult<Vec<(VersionSummary, String, String)>> {
+    let mut rows: Vec<(VersionSummary, String, String)> = versions::table
+        .inner_join(users::table)
+        .filter(versions::tool_id.eq(tool_id))
+        .select((VersionSummary::as_select(), users::login, versions::summary))
+        .load(conn)?;
+    rows.sort_by(|a, b| semver_desc(&a.0.version, &b.0.version));
+    Ok(rows)
 }
 
 /// An owner or publisher as shown in the API.
@@ -123,6 +128,7 @@ pub async fn show_version(
         .lookup(move |conn| {
             let tool = ToolRow::require(conn, &lookup.0)?;
             let v = VersionRow::require(conn, tool.id, &tool.name, &lookup.1)?;
+            let content = VersionContent::of(conn, v.id)?;
             let user = User::find(conn, v.publisher_id)?;
             let log_index = crate::transparency::store::index_of(conn, v.id)?;
             Ok(EncodableVersion {
@@ -142,10 +148,10 @@ pub async fn show_version(
                     login: user.login,
                     tier: v.publisher_tier,
                 },
-                manifest: serde_json::from_str(&v.manifest).unwrap_or(Value::Null),
-                definition_file: v.definition_file,
-                definition: v.definition,
-                readme: v.readme,
+                manifest: serde_json::from_str(&content.manifest).unwrap_or(Value::Null),
+                definition_file: content.definition_file,
+                definition: content.definition,
+                readme: content.readme,
                 log_index,
             })
         })

@@ -19,7 +19,7 @@ use crate::auth::Auth;
 use crate::db::{is_unique_violation, now, DbConnection};
 use crate::error::{bad_request, forbidden, internal, AppError, AppResult, ProblemBody};
 use crate::models::change::{Change, ChangeKind};
-use crate::models::version::{version_key, NewVersion};
+use crate::models::version::{version_key, ManifestSummary, NewContent, NewVersion};
 use crate::models::{owner, tier, NewAudit, Scope, ToolRow, VersionRow};
 use crate::rate_limit::Action;
 use crate::views::{EncodableProblem, PublishedVersion};
@@ -119,6 +119,7 @@ async fn publish_bundle(
         execution: tool.execution.kind.to_string(),
         manifest: serde_json::to_string(tool)
             .map_err(|e| internal(format!("cannot encode the manifest: {e}")))?,
+        summary: ManifestSummary::of(tool).to_json(),
         definition_file: tool.definition_file.clone(),
         definition: tool.original_text(),
         readme,
@@ -198,6 +199,7 @@ struct NewRecord {
     format: String,
     execution: String,
     manifest: String,
+    summary: String,
     definition_file: String,
     definition: String,
     readme: Option<String>,
@@ -294,7 +296,7 @@ fn insert_version(
             tool
         }
     };
-    VersionRow::insert(
+    let version_id = VersionRow::insert(
         conn,
         &NewVersion {
             tool_id: tool.id,
@@ -304,10 +306,6 @@ fn insert_version(
             size: r.size,
             format: &r.format,
             execution: &r.execution,
-            manifest: &r.manifest,
-            definition_file: &r.definition_file,
-            definition: &r.definition,
-            readme: r.readme.as_deref(),
             publisher_id: auth.user.id,
             token_id: Some(auth.token.id),
             publisher_tier: r.tier.as_str(),
@@ -315,6 +313,13 @@ fn insert_version(
             blocked: false,
             downloads: 0,
             published_at: now(),
+            summary: &r.summary,
+        },
+        &NewContent {
+            manifest: &r.manifest,
+            definition_file: &r.definition_file,
+            definition: &r.definition,
+            readme: r.readme.as_deref(),
         },
     )?;
     let mut audit = NewAudit::new("publish");
@@ -327,7 +332,6 @@ fn insert_version(
     audit.insert(conn)?;
     Change::record(conn, tool.id, &tool.name, &r.version, ChangeKind::Publish)?;
     // The transparency log record, in this same transaction (DESIGN §8).
-    let version_id = VersionRow::require(conn, tool.id, &tool.name, &r.version)?.id;
     let log_index =
         crate::transparency::store::append(conn, version_id, &tool.name, &r.version, &r.sha256)?;
     Ok((tool.name, log_index))
