@@ -9,12 +9,12 @@ use crate::schema::{tool_owners, users};
 
 /// The owners of a tool, by login.
 pub fn list(conn: &mut DbConnection, tool_id: i64) -> AppResult<Vec<User>> {
-    Ok(tool_owners::table
+    Ok(crate::on_backend!(conn, |c| tool_owners::table
         .inner_join(users::table)
         .filter(tool_owners::tool_id.eq(tool_id))
         .order(users::login.asc())
         .select(User::as_select())
-        .load(conn)?)
+        .load(c))?)
 }
 
 pub fn is_owner(conn: &mut DbConnection, tool_id: i64, user_id: i64) -> AppResult<bool> {

@@ -26,11 +26,12 @@ pub fn normalize(name: &str) -> String {
 impl ToolRow {
     /// The tool whose name matches `name` in normalized form.
     pub fn by_name(conn: &mut DbConnection, name: &str) -> AppResult<Option<ToolRow>> {
-        Ok(tools::table
-            .filter(tools::normalized_name.eq(normalize(name)))
+        let normalized = normalize(name);
+        Ok(crate::on_backend!(conn, |c| tools::table
+            .filter(tools::normalized_name.eq(&normalized))
             .select(ToolRow::as_select())
-            .first(conn)
-            .optional()?)
+            .first(c)
+            .optional())?)
     }
 
     /// [`ToolRow::by_name`], or 404 naming the tool.

@@ -25,10 +25,10 @@ impl User {
     }
 
     pub fn find(conn: &mut DbConnection, id: i64) -> AppResult<User> {
-        Ok(users::table
+        Ok(crate::on_backend!(conn, |c| users::table
             .find(id)
             .select(User::as_select())
-            .first(conn)?)
+            .first(c))?)
     }
 
     pub fn by_login(conn: &mut DbConnection, login: &str) -> AppResult<Option<User>> {

@@ -52,10 +52,10 @@ pub struct VersionContent {
 impl VersionContent {
     /// The texts of version `version_id` (every version has them).
     pub fn of(conn: &mut DbConnection, version_id: i64) -> AppResult<VersionContent> {
-        Ok(version_contents::table
+        Ok(crate::on_backend!(conn, |c| version_contents::table
             .find(version_id)
             .select(VersionContent::as_select())
-            .first(conn)?)
+            .first(c))?)
     }
 }
 
@@ -171,12 +171,12 @@ impl VersionRow {
             Ok(v) => version_key(&v),
             Err(_) => return Ok(None),
         };
-        Ok(versions::table
+        Ok(crate::on_backend!(conn, |c| versions::table
             .filter(versions::tool_id.eq(tool_id))
-            .filter(versions::version_key.eq(key))
+            .filter(versions::version_key.eq(&key))
             .select(VersionRow::as_select())
-            .first(conn)
-            .optional()?)
+            .first(c)
+            .optional())?)
     }
 
     /// [`VersionRow::find`], or 404 naming the tool and version.
@@ -265,11 +265,11 @@ pub fn list_for_tool(
     conn: &mut DbConnection,
     tool_id: i64,
 ) -> AppResult<Vec<(VersionSummary, String)>> {
-    let mut rows: Vec<(VersionSummary, String)> = versions::table
+    let mut rows: Vec<(VersionSummary, String)> = crate::on_backend!(conn, |c| versions::table
         .inner_join(users::table)
         .filter(versions::tool_id.eq(tool_id))
         .select((VersionSummary::as_select(), users::login))
-        .load(conn)?;
+        .load(c))?;
     rows.sort_by(|a, b| semver_desc(&a.0.version, &b.0.version));
     Ok(rows)
 }

@@ -135,11 +135,11 @@ pub fn entry_for_version(conn: &mut DbConnection, version_id: i64) -> AppResult<
 
 /// The log index of a version, if it has one.
 pub fn index_of(conn: &mut DbConnection, version_id: i64) -> AppResult<Option<i64>> {
-    Ok(log_entries::table
+    Ok(crate::on_backend!(conn, |c| log_entries::table
         .filter(log_entries::version_id.eq(version_id))
         .select(log_entries::idx)
-        .first(conn)
-        .optional()?)
+        .first(c)
+        .optional())?)
 }
 
 /// Every log entry in index order.

@@ -92,11 +92,12 @@ fn list_with_summaries(
     conn: &mut DbConnection,
     tool_id: i64,
 ) -> AppResult<Vec<(VersionSummary, String, String)>> {
-    let mut rows: Vec<(VersionSummary, String, String)> = versions::table
-        .inner_join(users::table)
-        .filter(versions::tool_id.eq(tool_id))
-        .select((VersionSummary::as_select(), users::login, versions::summary))
-        .load(conn)?;
+    let mut rows: Vec<(VersionSummary, String, String)> =
+        crate::on_backend!(conn, |c| versions::table
+            .inner_join(users::table)
+            .filter(versions::tool_id.eq(tool_id))
+            .select((VersionSummary::as_select(), users::login, versions::summary))
+            .load(c))?;
     rows.sort_by(|a, b| semver_desc(&a.0.version, &b.0.version));
     Ok(rows)
 }
