@@ -4,7 +4,8 @@
 # Run:    docker run -p 8080:8080 -e TOOLREG_LISTEN=0.0.0.0:8080 toolreg
 
 FROM rust:1.95-bookworm AS build
-RUN apt-get update && apt-get install -y --no-install-recommends libpq-dev && rm -rf /var/lib/apt/lists/*
+# libpq is compiled into the binary (pq-sys `bundled`); it needs OpenSSL's headers.
+RUN apt-get update && apt-get install -y --no-install-recommends libssl-dev && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
 RUN cargo build --release --locked -p toolreg-server -p toolreg \
@@ -12,7 +13,7 @@ RUN cargo build --release --locked -p toolreg-server -p toolreg \
 
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libpq5 ca-certificates curl \
+ && apt-get install -y --no-install-recommends libssl3 ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /data toolreg \
  && mkdir -p /data && chown toolreg /data
