@@ -12,8 +12,8 @@
 //! * [`SearchService`] — index + tailer as the server's shared service;
 //!   [`route`] — `GET /api/v1/search`; [`reindex`] — the subcommand.
 
+mod collector;
 mod doc;
-mod facets;
 mod index;
 mod params;
 mod query;
@@ -21,7 +21,9 @@ mod results;
 pub mod route;
 mod schema;
 mod service;
+mod snapshot;
 mod source;
+mod table;
 mod tailer;
 
 pub use doc::SearchDoc;

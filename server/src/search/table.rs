@@ -1,0 +1,562 @@
+//! Compact in-memory tables of one index segment, so that a search page is
+//! computed without reading a stored document or a string dictionary per
+//! match (issue 4, point 6).
+//!
+//! A [`SegmentTable`] has two parts:
+//!
+//! * **Facet ordinals** ([`FacetColumn`], built when the segment is first
+//!   seen): for each facet field (license, keyword, execution, tier) the
+//!   value ordinal of every document, in the narrowest integer width that
+//!   fits (one byte per document for a field with fewer than 255 values),
+//!   plus the values themselves. They are read from the same fast-field
+//!   string columns, with the same `term_ords`, as a per-match lookup would;
+//!   counting a match is then an array read and an increment. Multi-valued
+//!   fields (keywords) are kept as offsets + ordinals.
+//! * **Hit records** ([`Records`], built on first use or by
+//!   [`super::SearchIndex::warm`]): the fields a hit shows, one compact
+//!   binary record per document (length-prefixed strings, enums as one
+//!   byte), decoded from the segment's stored documents once. A page then
+//!   decodes 20 short records instead of decompressing 20 doc-store blocks
+//!   and parsing 20 JSON documents. A description longer than
+//!   [`INLINE_DESCRIPTION`] bytes is not copied: that hit is read from the
+//!   doc store as before, which bounds the table's size.
+//!
+//! Segments are immutable, so a table never goes stale; it is shared by
+//! every searcher generation that still has its segment (see
+//! [`super::snapshot`]) and dropped when the segment is merged away.
+//! [`SegmentTable::heap_bytes`] says what one costs.
+
+use std::sync::OnceLock;
+
+use chrono::{DateTime, Utc};
+use tantivy::columnar::{Column, StrColumn};
+use tantivy::schema::Value;
+use tantivy::store::StoreReader;
+use tantivy::{DocId, SegmentReader, TantivyDocument};
+use toolreg_core::{ExecutionKind, Format, Tier};
+
+use super::schema::Fields;
+use super::{SearchDoc, SearchError};
+
+/// The facet fields (fast-field names), in [`super::Facets`] order.
+pub(crate) const FACETS: [&str; 4] = ["license", "keyword", "execution", "tier"];
+
+/// Longest description (in bytes) copied into a hit record; longer ones are
+/// read from the doc store when shown.
+pub(crate) const INLINE_DESCRIPTION: usize = 512;
+
+/// Integers in the narrowest width that holds every value; the largest
+/// value of the width means "none".
+enum Packed {
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+}
+
+impl Packed {
+    /// Packs `values` (with `u32::MAX` for none) for ordinals below `num`.
+    fn new(values: &[u32], num: usize) -> Self {
+        if num < usize::from(u8::MAX) {
+            Packed::U8(values.iter().map(|&v| v.min(255) as u8).collect())
+        } else if num < usize::from(u16::MAX) {
+            Packed::U16(values.iter().map(|&v| v.min(65_535) as u16).collect())
+        } else {
+            Packed::U32(values.to_vec())
+        }
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> Option<u32> {
+        match self {
+            Packed::U8(v) => v.get(i).filter(|&&x| x != u8::MAX).map(|&x| u32::from(x)),
+            Packed::U16(v) => v.get(i).filter(|&&x| x != u16::MAX).map(|&x| u32::from(x)),
+            Packed::U32(v) => v.get(i).filter(|&&x| x != u32::MAX).copied(),
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        match self {
+            Packed::U8(v) => v.capacity(),
+            Packed::U16(v) => v.capacity() * 2,
+            Packed::U32(v) => v.capacity() * 4,
+        }
+    }
+}
+
+/// Per document, the value ordinal(s) of one facet field.
+enum Ords {
+    /// No document of the segment has a value.
+    Empty,
+    /// At most one value per document.
+    One(Packed),
+    /// Any number: the ordinals of document `d` are
+    /// `ords[starts[d]..starts[d + 1]]`.
+    Many { starts: Vec<u32>, ords: Packed },
+}
+
+/// One facet field of one segment: the values (by ordinal, in the fast
+/// field's order) and every document's ordinals.
+pub(crate) struct FacetColumn {
+    values: Vec<Box<str>>,
+    ords: Ords,
+}
+
+impl FacetColumn {
+    fn build(column: Option<StrColumn>, max_doc: DocId) -> Result<Self, SearchError> {
+        let Some(column) = column else {
+            return Ok(FacetColumn {
+                values: Vec::new(),
+                ords: Ords::Empty,
+            });
+        };
+        let mut values = Vec::with_capacity(column.num_terms());
+        let mut stream = column.dictionary().stream()?;
+        while stream.advance() {
+            let value = std::str::from_utf8(stream.key())
+                .map_err(|e| SearchError::Corrupt(format!("a facet value: {e}")))?;
+            values.push(Box::<str>::from(value));
+        }
+        let num = values.len();
+        let mut first = Vec::with_capacity(max_doc as usize);
+        let mut starts = Vec::with_capacity(max_doc as usize + 1);
+        let mut all = Vec::new();
+        let mut multi = false;
+        for doc in 0..max_doc {
+            starts.push(all.len() as u32);
+            let before = all.len();
+            for ord in column.term_ords(doc) {
+                let ord = u32::try_from(ord)
+                    .ok()
+                    .filter(|&o| (o as usize) < num)
+                    .ok_or_else(|| SearchError::Corrupt("a facet ordinal out of range".into()))?;
+                all.push(ord);
+            }
+            multi |= all.len() - before > 1;
+            first.push(if all.len() > before {
+                all[before]
+            } else {
+                u32::MAX
+            });
+        }
+        starts.push(all.len() as u32);
+        let ords = if multi {
+            Ords::Many {
+                starts,
+                ords: Packed::new(&all, num),
+            }
+        } else {
+            Ords::One(Packed::new(&first, num))
+        };
+        Ok(FacetColumn { values, ords })
+    }
+
+    /// How many distinct values the segment has.
+    pub(crate) fn num_values(&self) -> usize {
+        self.values.len()
+    }
+
+    /// The value of ordinal `ord`.
+    pub(crate) fn value(&self, ord: usize) -> &str {
+        self.values.get(ord).map_or("", |v| v)
+    }
+
+    /// Adds one to the count of each value of `doc`.
+    #[inline]
+    pub(crate) fn count(&self, doc: DocId, counts: &mut [u32]) {
+        match &self.ords {
+            Ords::Empty => {}
+            Ords::One(packed) => {
+                if let Some(c) = packed
+                    .get(doc as usize)
+                    .and_then(|ord| counts.get_mut(ord as usize))
+                {
+                    *c += 1;
+                }
+            }
+            Ords::Many { starts, ords } => {
+                let d = doc as usize;
+                let (Some(&start), Some(&end)) = (starts.get(d), starts.get(d + 1)) else {
+                    return;
+                };
+                for i in start as usize..end as usize {
+                    if let Some(c) = ords.get(i).and_then(|ord| counts.get_mut(ord as usize)) {
+                        *c += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        let values: usize = self
+            .values
+            .iter()
+            .map(|v| v.len() + std::mem::size_of::<Box<str>>())
+            .sum();
+        values
+            + match &self.ords {
+                Ords::Empty => 0,
+                Ords::One(p) => p.heap_bytes(),
+                Ords::Many { starts, ords } => starts.capacity() * 4 + ords.heap_bytes(),
+            }
+    }
+}
+
+/// The tables of one segment.
+pub(crate) struct SegmentTable {
+    /// [`FACETS`], in order.
+    pub(crate) facets: [FacetColumn; 4],
+    /// The fast-field columns a query sorts by, opened once (opening one
+    /// reads its metadata, a cost per query and segment otherwise): the
+    /// name's term ordinals, downloads, update time.
+    pub(crate) names: Option<Column<u64>>,
+    pub(crate) downloads: Column<u64>,
+    pub(crate) updated_at: Column<i64>,
+    records: OnceLock<Records>,
+}
+
+impl SegmentTable {
+    /// Reads the facet ordinals of every document of `segment`.
+    pub(crate) fn build(segment: &SegmentReader) -> Result<Self, SearchError> {
+        let max_doc = segment.max_doc();
+        let fast = segment.fast_fields();
+        let column = |name: &str| -> Result<FacetColumn, SearchError> {
+            FacetColumn::build(fast.str(name)?, max_doc)
+        };
+        Ok(SegmentTable {
+            facets: [
+                column(FACETS[0])?,
+                column(FACETS[1])?,
+                column(FACETS[2])?,
+                column(FACETS[3])?,
+            ],
+            names: fast.str("name")?.map(|c| c.ords().clone()),
+            downloads: fast.u64("downloads")?,
+            updated_at: fast.i64("updated_at")?,
+            records: OnceLock::new(),
+        })
+    }
+
+    /// The hit records, decoding the segment's stored documents the first
+    /// time (concurrent callers wait for that one decoding).
+    pub(crate) fn records(
+        &self,
+        segment: &SegmentReader,
+        fields: &Fields,
+    ) -> Result<&Records, SearchError> {
+        if let Some(records) = self.records.get() {
+            return Ok(records);
+        }
+        // OnceLock has no fallible initializer on stable: build, then set
+        // (a concurrent builder's result is simply dropped).
+        let built = Records::build(segment, fields)?;
+        Ok(self.records.get_or_init(|| built))
+    }
+
+    /// True once the hit records are built.
+    pub(crate) fn has_records(&self) -> bool {
+        self.records.get().is_some()
+    }
+
+    /// Heap memory held by the table (facet ordinals, values and records).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.facets
+            .iter()
+            .map(FacetColumn::heap_bytes)
+            .sum::<usize>()
+            + self.records.get().map_or(0, Records::heap_bytes)
+    }
+}
+
+/// The hit records of one segment: record `d` is
+/// `bytes[starts[d]..starts[d + 1]]`.
+pub(crate) struct Records {
+    bytes: Vec<u8>,
+    starts: Vec<u32>,
+}
+
+/// Flags of a record.
+const HAS_TITLE: u8 = 1;
+const HAS_LICENSE: u8 = 2;
+const BLOCKED: u8 = 4;
+const HAS_BLOCKED_REASON: u8 = 8;
+/// The description is in the record (else: read it from the doc store).
+const INLINE: u8 = 16;
+
+impl Records {
+    fn build(segment: &SegmentReader, fields: &Fields) -> Result<Self, SearchError> {
+        let store: StoreReader = segment.get_store_reader(1)?;
+        let max_doc = segment.max_doc() as usize;
+        let mut bytes = Vec::new();
+        let mut starts = Vec::with_capacity(max_doc + 1);
+        for doc in store.iter::<TantivyDocument>(None) {
+            starts.push(offset(bytes.len())?);
+            let doc = doc?;
+            let json = doc
+                .get_first(fields.stored)
+                .and_then(|v| v.as_str())
+                .ok_or_else(|| SearchError::Corrupt("a document without its stored form".into()))?;
+            let doc: SearchDoc =
+                serde_json::from_str(json).map_err(|e| SearchError::Corrupt(e.to_string()))?;
+            encode(&doc, &mut bytes);
+        }
+        starts.push(offset(bytes.len())?);
+        if starts.len() != max_doc + 1 {
+            return Err(SearchError::Corrupt(format!(
+                "the doc store has {} documents, the segment {max_doc}",
+                starts.len() - 1
+            )));
+        }
+        bytes.shrink_to_fit();
+        Ok(Records { bytes, starts })
+    }
+
+    fn record(&self, doc: DocId) -> Result<&[u8], SearchError> {
+        let d = doc as usize;
+        match (self.starts.get(d), self.starts.get(d + 1)) {
+            (Some(&s), Some(&e)) => self
+                .bytes
+                .get(s as usize..e as usize)
+                .ok_or_else(|| SearchError::Corrupt("a hit record out of range".into())),
+            _ => Err(SearchError::Corrupt(format!("no hit record for doc {doc}"))),
+        }
+    }
+
+    /// The registry name of `doc`.
+    pub(crate) fn name(&self, doc: DocId) -> Result<&str, SearchError> {
+        let mut r = Reader(self.record(doc)?);
+        r.skip_header()?;
+        r.str()
+    }
+
+    /// The document of `doc` without its notes; `None` when its description
+    /// is not in the record (read the doc store).
+    pub(crate) fn doc(&self, doc: DocId) -> Result<Option<SearchDoc>, SearchError> {
+        let mut r = Reader(self.record(doc)?);
+        let flags = r.byte()?;
+        if flags & INLINE == 0 {
+            return Ok(None);
+        }
+        let format = *Format::ALL
+            .get(usize::from(r.byte()?))
+            .ok_or_else(|| bad("format"))?;
+        let execution = *ExecutionKind::ALL
+            .get(usize::from(r.byte()?))
+            .ok_or_else(|| bad("execution"))?;
+        let tier = *Tier::ALL
+            .get(usize::from(r.byte()?))
+            .ok_or_else(|| bad("tier"))?;
+        let downloads = r.varint()?;
+        let secs = r.varint()? as i64;
+        let nanos = u32::try_from(r.varint()?).map_err(|_| bad("time"))?;
+        let updated_at = DateTime::<Utc>::from_timestamp(secs, nanos).ok_or_else(|| bad("time"))?;
+        let name = r.str()?.to_string();
+        let version = r.str()?.to_string();
+        let title = if flags & HAS_TITLE != 0 {
+            Some(r.str()?.to_string())
+        } else {
+            None
+        };
+        let description = r.str()?.to_string();
+        let n = r.varint()? as usize;
+        let mut keywords = Vec::with_capacity(n.min(64));
+        for _ in 0..n {
+            keywords.push(r.str()?.to_string());
+        }
+        let license = if flags & HAS_LICENSE != 0 {
+            Some(r.str()?.to_string())
+        } else {
+            None
+        };
+        let blocked_reason = if flags & HAS_BLOCKED_REASON != 0 {
+            Some(r.str()?.to_string())
+        } else {
+            None
+        };
+        Ok(Some(SearchDoc {
+            name,
+            version,
+            title,
+            description,
+            notes: String::new(),
+            keywords,
+            license,
+            format,
+            execution,
+            tier,
+            downloads,
+            updated_at,
+            blocked: flags & BLOCKED != 0,
+            blocked_reason,
+        }))
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.bytes.capacity() + self.starts.capacity() * 4
+    }
+}
+
+fn bad(what: &str) -> SearchError {
+    SearchError::Corrupt(format!("a hit record with a bad {what}"))
+}
+
+fn offset(n: usize) -> Result<u32, SearchError> {
+    u32::try_from(n).map_err(|_| SearchError::Corrupt("hit records over 4 GiB".into()))
+}
+
+fn index_of<T: PartialEq>(all: &[T], x: &T) -> u8 {
+    all.iter().position(|y| y == x).unwrap_or(0) as u8
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_varint(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// Header: flags, format, execution, tier, downloads, seconds, nanoseconds;
+/// then name, version, [title], [description], keyword count and keywords,
+/// [license], [blocked reason]. A record without its description (too long)
+/// is the header and the name only.
+fn encode(doc: &SearchDoc, out: &mut Vec<u8>) {
+    let inline = doc.description.len() <= INLINE_DESCRIPTION;
+    let mut flags = 0;
+    for (on, flag) in [
+        (doc.title.is_some(), HAS_TITLE),
+        (doc.license.is_some(), HAS_LICENSE),
+        (doc.blocked, BLOCKED),
+        (doc.blocked_reason.is_some(), HAS_BLOCKED_REASON),
+        (inline, INLINE),
+    ] {
+        if on {
+            flags |= flag;
+        }
+    }
+    out.push(flags);
+    out.push(index_of(&Format::ALL, &doc.format));
+    out.push(index_of(&ExecutionKind::ALL, &doc.execution));
+    out.push(index_of(&Tier::ALL, &doc.tier));
+    put_varint(out, doc.downloads);
+    put_varint(out, doc.updated_at.timestamp() as u64);
+    put_varint(out, u64::from(doc.updated_at.timestamp_subsec_nanos()));
+    put_str(out, &doc.name);
+    if !inline {
+        return;
+    }
+    put_str(out, &doc.version);
+    if let Some(title) = &doc.title {
+        put_str(out, title);
+    }
+    put_str(out, &doc.description);
+    put_varint(out, doc.keywords.len() as u64);
+    for k in &doc.keywords {
+        put_str(out, k);
+    }
+    if let Some(license) = &doc.license {
+        put_str(out, license);
+    }
+    if let Some(reason) = &doc.blocked_reason {
+        put_str(out, reason);
+    }
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn byte(&mut self) -> Result<u8, SearchError> {
+        let (&b, rest) = self.0.split_first().ok_or_else(|| bad("length"))?;
+        self.0 = rest;
+        Ok(b)
+    }
+
+    fn varint(&mut self) -> Result<u64, SearchError> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(bad("number"))
+    }
+
+    fn str(&mut self) -> Result<&'a str, SearchError> {
+        let n = self.varint()? as usize;
+        if n > self.0.len() {
+            return Err(bad("string"));
+        }
+        let (s, rest) = self.0.split_at(n);
+        self.0 = rest;
+        std::str::from_utf8(s).map_err(|_| bad("string"))
+    }
+
+    fn skip_header(&mut self) -> Result<(), SearchError> {
+        for _ in 0..4 {
+            self.byte()?;
+        }
+        for _ in 0..3 {
+            self.varint()?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip() {
+        let mut doc = SearchDoc {
+            name: "a-tool".into(),
+            version: "1.2.3-beta.1".into(),
+            title: Some("A “tool”".into()),
+            description: "Does things.".into(),
+            notes: String::new(),
+            keywords: vec!["One".into(), "two".into()],
+            license: Some("MIT OR Apache-2.0".into()),
+            format: Format::Prompt,
+            execution: ExecutionKind::Schema,
+            tier: Tier::Trusted,
+            downloads: 300_000_000_000,
+            updated_at: DateTime::<Utc>::from_timestamp(1_760_000_123, 456_789_012)
+                .unwrap_or_default(),
+            blocked: true,
+            blocked_reason: Some("malware".into()),
+        };
+        for variant in 0..3 {
+            if variant == 1 {
+                doc.title = None;
+                doc.license = None;
+                doc.blocked = false;
+                doc.blocked_reason = None;
+                doc.keywords.clear();
+            }
+            if variant == 2 {
+                doc.description = "x".repeat(INLINE_DESCRIPTION + 1);
+            }
+            let mut bytes = Vec::new();
+            encode(&doc, &mut bytes);
+            let records = Records {
+                starts: vec![0, bytes.len() as u32],
+                bytes,
+            };
+            assert_eq!(records.name(0).ok(), Some("a-tool"));
+            let back = records.doc(0).ok().flatten();
+            if variant == 2 {
+                assert!(back.is_none());
+            } else {
+                assert_eq!(back.as_ref(), Some(&doc));
+            }
+            assert!(records.doc(1).is_err());
+        }
+    }
+}
