@@ -220,52 +220,70 @@ impl TopK {
     }
 
     fn into_sorted(mut self) -> Vec<(u128, DocId)> {
-        self.buffer.sort_unstable_by_key(|&(rank, _)| std::cmp::Reverse(rank));
+        self.buffer
+            .sort_unstable_by_key(|&(rank, _)| std::cmp::Reverse(rank));
         self.buffer.truncate(self.k);
         self.buffer
     }
 }
 
 /// The matches `offset..offset + limit` over every segment, best first.
-/// `name` gives a candidate's registry name; it is asked only when more than
-/// one segment has candidates.
+/// `name` gives a candidate's registry name; it is asked only for
+/// candidates of different segments with the same sort value (for
+/// relevance, downloads or recency that is rare; sorted by name it is
+/// every candidate).
 pub(crate) fn merge_top<E>(
     pages: &[SegmentPage],
     offset: usize,
     limit: usize,
     mut name: impl FnMut(DocAddress) -> Result<String, E>,
 ) -> Result<Vec<DocAddress>, E> {
-    let with_hits: Vec<&SegmentPage> = pages.iter().filter(|p| !p.top.is_empty()).collect();
-    let address = |p: &SegmentPage, doc: DocId| DocAddress {
-        segment_ord: p.segment_ord,
-        doc_id: doc,
-    };
-    if with_hits.len() <= 1 {
-        return Ok(with_hits
-            .first()
-            .map(|p| {
-                p.top
-                    .iter()
-                    .skip(offset)
-                    .take(limit)
-                    .map(|&(_, doc)| address(p, doc))
-                    .collect()
-            })
-            .unwrap_or_default());
-    }
+    let end = offset + limit;
     // Only the best `offset + limit` of each segment can be on the page.
-    let mut candidates: Vec<(u128, String, DocAddress)> = Vec::new();
-    for p in with_hits {
-        for &(rank, doc) in p.top.iter().take(offset + limit) {
-            let addr = address(p, doc);
-            candidates.push((rank >> 32, name(addr)?, addr));
+    let mut candidates: Vec<(u128, DocAddress)> = pages
+        .iter()
+        .flat_map(|p| {
+            p.top.iter().take(end).map(|&(rank, doc)| {
+                (
+                    rank,
+                    DocAddress {
+                        segment_ord: p.segment_ord,
+                        doc_id: doc,
+                    },
+                )
+            })
+        })
+        .collect();
+    // By rank, which is the order within a segment; then each run of equal
+    // sort values from more than one segment is ordered by name.
+    candidates.sort_unstable_by_key(|&(rank, _)| std::cmp::Reverse(rank));
+    let mut start = 0;
+    while start < candidates.len().min(end) {
+        let high = candidates[start].0 >> 32;
+        let run = candidates[start..]
+            .iter()
+            .take_while(|(rank, _)| rank >> 32 == high)
+            .count();
+        let slice = &mut candidates[start..start + run];
+        if slice
+            .iter()
+            .any(|(_, a)| a.segment_ord != slice[0].1.segment_ord)
+        {
+            let mut named = Vec::with_capacity(run);
+            for &(rank, addr) in slice.iter() {
+                named.push((name(addr)?, rank, addr));
+            }
+            named.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            for (slot, (_, rank, addr)) in slice.iter_mut().zip(named) {
+                *slot = (rank, addr);
+            }
         }
+        start += run;
     }
-    candidates.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     Ok(candidates
         .into_iter()
         .skip(offset)
         .take(limit)
-        .map(|(_, _, addr)| addr)
+        .map(|(_, addr)| addr)
         .collect())
 }

@@ -20,13 +20,13 @@ use tantivy::directory::MmapDirectory;
 use tantivy::index::SegmentId;
 use tantivy::query::TermQuery;
 use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::snippet::SnippetGenerator;
 use tantivy::{
     DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument,
     TantivyError, Term,
 };
 
 use super::collector::{merge_top, PageCollector, SegmentPage};
+use super::highlight::Highlighter;
 use super::params::{SearchParams, Sort};
 use super::query::{self, Match, QueryWords};
 use super::results::{Highlights, SearchHit, SearchResults};
@@ -38,8 +38,6 @@ use super::{SearchDoc, SearchError};
 const WRITER_MEMORY: usize = 50_000_000;
 /// Most answers kept per searcher generation.
 const DEFAULT_RESULT_CACHE: usize = 1024;
-/// Longest description snippet, in characters.
-const SNIPPET_CHARS: usize = 200;
 
 /// What [`SearchIndex::open`] found on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -574,20 +572,11 @@ impl SearchIndex {
 
         let mut hits = Vec::with_capacity(addrs.len());
         if !addrs.is_empty() {
-            let mut snippets =
-                SnippetGenerator::create(searcher, &*query, self.fields.description)?;
-            snippets.set_max_num_chars(SNIPPET_CHARS);
+            let highlighter = Highlighter::new(searcher, &*query, self.fields.description, &words)?;
             for addr in addrs {
                 let doc = self.hit_doc(searcher, &snapshot, addr)?;
-                let mut snippet = snippets.snippet(&doc.description);
-                snippet.set_snippet_prefix_postfix("<mark>", "</mark>");
-                let description = if snippet.highlighted().is_empty() {
-                    escape_html(&clip_chars(&doc.description, SNIPPET_CHARS))
-                } else {
-                    snippet_html(&snippet, &doc.description)
-                };
-                let name = highlight_name(&doc.name, &words);
-                hits.push(hit(doc, Highlights { name, description }));
+                let highlights = highlighter.highlights(&doc);
+                hits.push(hit(doc, highlights));
             }
         }
         Ok(SearchResults {
@@ -617,83 +606,4 @@ fn hit(doc: SearchDoc, highlights: Highlights) -> SearchHit {
         blocked_reason: doc.blocked_reason,
         highlights,
     }
-}
-
-/// Escapes text for HTML element content and attribute values.
-pub(crate) fn escape_html(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// The snippet as HTML, with `…` where the description was cut, and any
-/// trailing punctuation the fragment left off put back.
-fn snippet_html(snippet: &tantivy::snippet::Snippet, text: &str) -> String {
-    let range = snippet.fragment_range();
-    let mut html = String::new();
-    if range.start > 0 {
-        html.push('…');
-    }
-    html.push_str(&snippet.to_html());
-    let tail = text.get(range.end..).unwrap_or("");
-    if tail.chars().any(char::is_alphanumeric) {
-        html.push('…');
-    } else {
-        html.push_str(&escape_html(tail.trim_end()));
-    }
-    html
-}
-
-fn clip_chars(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        None => s.to_string(),
-        Some((i, _)) => format!("{}…", &s[..i]),
-    }
-}
-
-/// The registry name with the longest query word that starts each name word
-/// marked (`<mark>calc</mark>ulator`).
-fn highlight_name(name: &str, words: &QueryWords) -> String {
-    let mut out = String::with_capacity(name.len() + 16);
-    let mut rest = name;
-    while !rest.is_empty() {
-        let end = rest
-            .find(|c: char| !c.is_alphanumeric())
-            .unwrap_or(rest.len());
-        let (word, tail) = rest.split_at(end);
-        if word.is_empty() {
-            let sep_len = tail.chars().next().map_or(1, char::len_utf8);
-            out.push_str(&escape_html(&tail[..sep_len]));
-            rest = &tail[sep_len..];
-            continue;
-        }
-        let lower = word.to_lowercase();
-        let best = words
-            .words
-            .iter()
-            .map(|(w, _)| w.as_str())
-            .filter(|w| lower.starts_with(*w) && lower.len() == word.len())
-            .map(str::len)
-            .max();
-        match best {
-            Some(n) => {
-                out.push_str("<mark>");
-                out.push_str(&escape_html(&word[..n]));
-                out.push_str("</mark>");
-                out.push_str(&escape_html(&word[n..]));
-            }
-            None => out.push_str(&escape_html(word)),
-        }
-        rest = tail;
-    }
-    out
 }

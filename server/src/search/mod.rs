@@ -14,6 +14,7 @@
 
 mod collector;
 mod doc;
+mod highlight;
 mod index;
 mod params;
 mod query;

@@ -325,7 +325,7 @@ impl Records {
     /// The registry name of `doc`.
     pub(crate) fn name(&self, doc: DocId) -> Result<&str, SearchError> {
         let mut r = Reader(self.record(doc)?);
-        r.skip_header()?;
+        r.byte()?;
         r.str()
     }
 
@@ -337,6 +337,7 @@ impl Records {
         if flags & INLINE == 0 {
             return Ok(None);
         }
+        let name = r.str()?.to_string();
         let format = *Format::ALL
             .get(usize::from(r.byte()?))
             .ok_or_else(|| bad("format"))?;
@@ -350,7 +351,6 @@ impl Records {
         let secs = r.varint()? as i64;
         let nanos = u32::try_from(r.varint()?).map_err(|_| bad("time"))?;
         let updated_at = DateTime::<Utc>::from_timestamp(secs, nanos).ok_or_else(|| bad("time"))?;
-        let name = r.str()?.to_string();
         let version = r.str()?.to_string();
         let title = if flags & HAS_TITLE != 0 {
             Some(r.str()?.to_string())
@@ -421,10 +421,10 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
-/// Header: flags, format, execution, tier, downloads, seconds, nanoseconds;
-/// then name, version, [title], [description], keyword count and keywords,
-/// [license], [blocked reason]. A record without its description (too long)
-/// is the header and the name only.
+/// Flags, name, format, execution, tier, downloads, seconds, nanoseconds,
+/// version, [title], description, keyword count and keywords, [license],
+/// [blocked reason]. A record without its description (too long) is the
+/// flags and the name only.
 fn encode(doc: &SearchDoc, out: &mut Vec<u8>) {
     let inline = doc.description.len() <= INLINE_DESCRIPTION;
     let mut flags = 0;
@@ -440,16 +440,16 @@ fn encode(doc: &SearchDoc, out: &mut Vec<u8>) {
         }
     }
     out.push(flags);
+    put_str(out, &doc.name);
+    if !inline {
+        return;
+    }
     out.push(index_of(&Format::ALL, &doc.format));
     out.push(index_of(&ExecutionKind::ALL, &doc.execution));
     out.push(index_of(&Tier::ALL, &doc.tier));
     put_varint(out, doc.downloads);
     put_varint(out, doc.updated_at.timestamp() as u64);
     put_varint(out, u64::from(doc.updated_at.timestamp_subsec_nanos()));
-    put_str(out, &doc.name);
-    if !inline {
-        return;
-    }
     put_str(out, &doc.version);
     if let Some(title) = &doc.title {
         put_str(out, title);
@@ -476,16 +476,21 @@ impl<'a> Reader<'a> {
         Ok(b)
     }
 
+    #[inline]
     fn varint(&mut self) -> Result<u64, SearchError> {
         let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
+        let mut shift = 0;
+        loop {
             let b = self.byte()?;
             v |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
+            if b < 0x80 {
                 return Ok(v);
             }
+            shift += 7;
+            if shift >= 64 {
+                return Err(bad("number"));
+            }
         }
-        Err(bad("number"))
     }
 
     fn str(&mut self) -> Result<&'a str, SearchError> {
@@ -496,16 +501,6 @@ impl<'a> Reader<'a> {
         let (s, rest) = self.0.split_at(n);
         self.0 = rest;
         std::str::from_utf8(s).map_err(|_| bad("string"))
-    }
-
-    fn skip_header(&mut self) -> Result<(), SearchError> {
-        for _ in 0..4 {
-            self.byte()?;
-        }
-        for _ in 0..3 {
-            self.varint()?;
-        }
-        Ok(())
     }
 }
 
