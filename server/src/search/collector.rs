@@ -46,6 +46,9 @@ pub(crate) struct PageCollector {
     pub(crate) facets: bool,
 }
 
+/// The most matches tantivy hands to `collect_block` at once.
+const BLOCK: usize = tantivy::COLLECT_BLOCK_BUFFER_LEN;
+
 /// Bit of the rank that says the sort value exists (tantivy puts documents
 /// without one last in a descending order).
 const PRESENT: u128 = 1 << 96;
@@ -55,6 +58,8 @@ pub(crate) struct PageSegmentCollector {
     table: Arc<SegmentTable>,
     facets: bool,
     count: u64,
+    /// See [`SegmentTable::count`].
+    combos: Vec<u32>,
     counts: [Vec<u32>; 4],
     sort: Sort,
     top: TopK,
@@ -78,18 +83,17 @@ impl Collector for PageCollector {
                     "no search table for segment {segment_ord}"
                 ))
             })?;
-        let counts = std::array::from_fn(|f| {
-            if self.facets {
-                vec![0; table.facets[f].num_values()]
-            } else {
-                Vec::new()
-            }
-        });
+        let (combos, counts) = if self.facets {
+            table.facet_counts()
+        } else {
+            Default::default()
+        };
         Ok(PageSegmentCollector {
             segment_ord,
             table,
             facets: self.facets,
             count: 0,
+            combos,
             counts,
             sort: self.sort,
             top: TopK::new(self.k),
@@ -136,9 +140,7 @@ impl SegmentCollector for PageSegmentCollector {
     fn collect(&mut self, doc: DocId, score: Score) {
         self.count += 1;
         if self.facets {
-            for (column, counts) in self.table.facets.iter().zip(self.counts.iter_mut()) {
-                column.count(doc, counts);
-            }
+            self.table.count(doc, &mut self.combos, &mut self.counts);
         }
         if self.top.k == 0 {
             return;
@@ -168,7 +170,63 @@ impl SegmentCollector for PageSegmentCollector {
         self.top.push(rank, doc);
     }
 
-    fn harvest(self) -> SegmentPage {
+    /// Without scores (every order but relevance), on a segment without
+    /// deletions: blocks of matches, sort values read a block at a time.
+    fn collect_block(&mut self, docs: &[DocId]) {
+        if self.sort == Sort::Relevance || docs.len() > BLOCK {
+            for &doc in docs {
+                self.collect(doc, 0.0);
+            }
+            return;
+        }
+        self.count += docs.len() as u64;
+        if self.facets {
+            for &doc in docs {
+                self.table.count(doc, &mut self.combos, &mut self.counts);
+            }
+        }
+        if self.top.k == 0 {
+            return;
+        }
+        let mut highs = [0u128; BLOCK];
+        match self.sort {
+            Sort::Downloads => {
+                let mut values = [None; BLOCK];
+                self.table
+                    .downloads
+                    .first_vals(docs, &mut values[..docs.len()]);
+                for (high, v) in highs.iter_mut().zip(values) {
+                    *high = v.map_or(0, |v| PRESENT | u128::from(v) << 32);
+                }
+            }
+            Sort::Recent => {
+                let mut values = [None; BLOCK];
+                self.table
+                    .updated_at
+                    .first_vals(docs, &mut values[..docs.len()]);
+                for (high, v) in highs.iter_mut().zip(values) {
+                    *high = v.map_or(0, |v| PRESENT | u128::from((v as u64) ^ (1 << 63)) << 32);
+                }
+            }
+            Sort::Name | Sort::Relevance => {}
+        }
+        for (&doc, &high) in docs.iter().zip(&highs) {
+            if self
+                .top
+                .threshold
+                .is_some_and(|t| high | u128::from(u32::MAX) <= t)
+            {
+                continue;
+            }
+            let rank = high | self.name_rank(doc);
+            self.top.push(rank, doc);
+        }
+    }
+
+    fn harvest(mut self) -> SegmentPage {
+        if self.facets {
+            self.table.expand(&self.combos, &mut self.counts);
+        }
         SegmentPage {
             segment_ord: self.segment_ord,
             count: self.count,

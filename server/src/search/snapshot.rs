@@ -171,17 +171,15 @@ impl Snapshot {
                     .iter()
                     .zip(&self.tables)
                     .map(|(segment, table)| {
-                        let mut counts: [Vec<u32>; 4] =
-                            std::array::from_fn(|f| vec![0; table.facets[f].num_values()]);
+                        let (mut combos, mut counts) = table.facet_counts();
                         let alive = segment.alive_bitset();
                         for doc in 0..segment.max_doc() {
                             if alive.is_some_and(|a| !a.is_alive(doc)) {
                                 continue;
                             }
-                            for (column, counts) in table.facets.iter().zip(counts.iter_mut()) {
-                                column.count(doc, counts);
-                            }
+                            table.count(doc, &mut combos, &mut counts);
                         }
+                        table.expand(&combos, &mut counts);
                         counts
                     })
                     .collect();

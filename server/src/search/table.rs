@@ -26,6 +26,7 @@
 //! [`super::snapshot`]) and dropped when the segment is merged away.
 //! [`SegmentTable::heap_bytes`] says what one costs.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use chrono::{DateTime, Utc};
@@ -202,10 +203,48 @@ impl FacetColumn {
     }
 }
 
+/// The single-valued facet fields of each document (license, execution
+/// and tier) as one code, so that counting them is one increment: a
+/// segment has few distinct combinations (at most 6 × 6 × 3 = 108 in the
+/// benchmark's tools: one byte per document).
+struct Combos {
+    /// Per document.
+    codes: Packed,
+    /// Per code, the value ordinal in each facet field (`u32::MAX`: none,
+    /// or a multi-valued field, counted on its own).
+    ords: Vec<[u32; 4]>,
+}
+
+impl Combos {
+    fn build(facets: &[FacetColumn; 4], max_doc: DocId) -> Self {
+        let mut index: HashMap<[u32; 4], u32> = HashMap::new();
+        let mut ords: Vec<[u32; 4]> = Vec::new();
+        let codes: Vec<u32> = (0..max_doc)
+            .map(|doc| {
+                let key: [u32; 4] = std::array::from_fn(|f| match &facets[f].ords {
+                    Ords::One(p) => p.get(doc as usize).unwrap_or(u32::MAX),
+                    Ords::Empty | Ords::Many { .. } => u32::MAX,
+                });
+                *index.entry(key).or_insert_with(|| {
+                    ords.push(key);
+                    (ords.len() - 1) as u32
+                })
+            })
+            .collect();
+        Combos {
+            codes: Packed::new(&codes, ords.len()),
+            ords,
+        }
+    }
+}
+
 /// The tables of one segment.
 pub(crate) struct SegmentTable {
     /// [`FACETS`], in order.
     pub(crate) facets: [FacetColumn; 4],
+    combos: Combos,
+    /// The multi-valued facet fields (counted per value).
+    multi: Vec<usize>,
     /// The fast-field columns a query sorts by, opened once (opening one
     /// reads its metadata, a cost per query and segment otherwise): the
     /// name's term ordinals, downloads, update time.
@@ -223,13 +262,20 @@ impl SegmentTable {
         let column = |name: &str| -> Result<FacetColumn, SearchError> {
             FacetColumn::build(fast.str(name)?, max_doc)
         };
+        let facets = [
+            column(FACETS[0])?,
+            column(FACETS[1])?,
+            column(FACETS[2])?,
+            column(FACETS[3])?,
+        ];
+        let combos = Combos::build(&facets, max_doc);
+        let multi = (0..facets.len())
+            .filter(|&f| matches!(facets[f].ords, Ords::Many { .. }))
+            .collect();
         Ok(SegmentTable {
-            facets: [
-                column(FACETS[0])?,
-                column(FACETS[1])?,
-                column(FACETS[2])?,
-                column(FACETS[3])?,
-            ],
+            facets,
+            combos,
+            multi,
             names: fast.str("name")?.map(|c| c.ords().clone()),
             downloads: fast.u64("downloads")?,
             updated_at: fast.i64("updated_at")?,
@@ -253,6 +299,46 @@ impl SegmentTable {
         Ok(self.records.get_or_init(|| built))
     }
 
+    /// Empty facet counts of this segment: per combination of the
+    /// single-valued fields, and per value of each field.
+    pub(crate) fn facet_counts(&self) -> (Vec<u32>, [Vec<u32>; 4]) {
+        (
+            vec![0; self.combos.ords.len()],
+            std::array::from_fn(|f| vec![0; self.facets[f].num_values()]),
+        )
+    }
+
+    /// Counts the facet values of `doc`: its combination of single-valued
+    /// fields in `combos`, multi-valued fields per value in `values`.
+    #[inline]
+    pub(crate) fn count(&self, doc: DocId, combos: &mut [u32], values: &mut [Vec<u32>; 4]) {
+        if let Some(c) = self
+            .combos
+            .codes
+            .get(doc as usize)
+            .and_then(|code| combos.get_mut(code as usize))
+        {
+            *c += 1;
+        }
+        for &f in &self.multi {
+            self.facets[f].count(doc, &mut values[f]);
+        }
+    }
+
+    /// Adds the combination counts to the per-value counts.
+    pub(crate) fn expand(&self, combos: &[u32], values: &mut [Vec<u32>; 4]) {
+        for (ords, &n) in self.combos.ords.iter().zip(combos) {
+            if n == 0 {
+                continue;
+            }
+            for (ord, counts) in ords.iter().zip(values.iter_mut()) {
+                if let Some(c) = counts.get_mut(*ord as usize) {
+                    *c += n;
+                }
+            }
+        }
+    }
+
     /// True once the hit records are built.
     pub(crate) fn has_records(&self) -> bool {
         self.records.get().is_some()
@@ -264,6 +350,8 @@ impl SegmentTable {
             .iter()
             .map(FacetColumn::heap_bytes)
             .sum::<usize>()
+            + self.combos.codes.heap_bytes()
+            + self.combos.ords.capacity() * 16
             + self.records.get().map_or(0, Records::heap_bytes)
     }
 }
