@@ -1,46 +1,78 @@
 //! Highlights of a hit: the registry name with the query words marked, and
-//! a snippet of the description (tantivy's [`SnippetGenerator`]: the best
-//! fragment of at most 200 characters, matched words in `<mark>`), or the
-//! clipped description when nothing in it matches.
+//! a snippet of the description — the best fragment of at most 200
+//! characters with the matched words in `<mark>` — or the clipped
+//! description when nothing in it matches.
 //!
-//! [`Highlighter`] builds tantivy's generator itself rather than with
-//! `SnippetGenerator::create`, to make it cheaper without changing what it
-//! marks:
+//! The snippet is exactly what tantivy's `SnippetGenerator` (created for
+//! the query and the description field, 200 characters) makes, computed
+//! here in a cheaper way:
 //!
-//! * when the query has no description term that occurs in the index,
-//!   nothing can be marked, and the description is not tokenized at all;
-//! * the generator tokenizes each description with the description field's
-//!   analyzer (`en_stem`: words, at most 40 bytes, lowercased, English
-//!   stemming), except that only words that can stem to a query term are
-//!   stemmed: a word's stem keeps its first letter (the Snowball English
-//!   stemmer only rewrites suffixes; `stemming_keeps_the_first_letter`
-//!   checks it), so a word whose first letter starts no query term is
-//!   given an empty text, which is never a term. Stemming was a sixth of
-//!   the time of a page.
+//! * the terms and their weights are the generator's: the query's
+//!   description terms that occur in the index, each weighing
+//!   1 / (1 + document frequency); a query without any marks nothing, and
+//!   the description is not tokenized at all;
+//! * the description is split into tokens as the field's `en_stem`
+//!   analyzer splits it (runs of letters and digits, tokens of 40 bytes or
+//!   more dropped), and fragments are cut, scored and chosen by the same
+//!   rules ([`best_fragment`]), then rendered with the same escaping as
+//!   `Snippet::to_html` ([`fragment_html`]);
+//! * but a token is lowercased and stemmed (tantivy's `LowerCaser` and
+//!   English `Stemmer`) only if it can match: a word's stem keeps its first
+//!   letter (the Snowball English stemmer only rewrites suffixes; the unit
+//!   test `stemming_keeps_the_first_letter` checks it on every suffix rule
+//!   and 200,000 pseudo-random words), so a word whose lowercased first
+//!   letter starts no term is skipped without stemming it or looking it up.
+//!
+//! Stemming and looking up every word of 20 descriptions was a quarter of
+//! the time of a page. The `BENCH_DUMP` comparison and the snippet tests
+//! check that the output did not change.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 
 use tantivy::query::Query;
 use tantivy::schema::Field;
-use tantivy::snippet::SnippetGenerator;
-use tantivy::tokenizer::{
-    Language, LowerCaser, RawTokenizer, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer,
-    Token, TokenFilter, TokenStream, Tokenizer,
-};
+use tantivy::tokenizer::{Language, RawTokenizer, Stemmer, TextAnalyzer, TokenStream};
 use tantivy::{Score, Searcher, Term};
 
 use super::query::QueryWords;
 use super::results::Highlights;
 use super::{SearchDoc, SearchError};
 
-/// Longest description snippet, in characters.
+/// Longest description snippet, in characters (tantivy counts bytes).
 const SNIPPET_CHARS: usize = 200;
+/// Tokens this long (bytes) or longer are dropped (`RemoveLongFilter`).
+const LONG_TOKEN: usize = 40;
 
 /// Makes the highlights of one query's hits.
 pub(crate) struct Highlighter<'q> {
     words: &'q QueryWords,
-    /// `None` when no description term of the query is in the index.
-    snippets: Option<SnippetGenerator>,
+    /// The description terms and their weights (empty: nothing to mark).
+    terms: BTreeMap<String, Score>,
+    /// The first letter of each term.
+    firsts: Vec<char>,
+    /// Stems one lowercased word (the whole text is one token).
+    stemmer: TextAnalyzer,
+    lowercased: String,
+}
+
+/// A candidate fragment (tantivy's `FragmentCandidate`).
+struct Fragment {
+    score: Score,
+    start: usize,
+    stop: usize,
+    highlighted: Vec<Range<usize>>,
+}
+
+impl Fragment {
+    fn new(start: usize) -> Self {
+        Fragment {
+            score: 0.0,
+            start,
+            stop: start,
+            highlighted: Vec::new(),
+        }
+    }
 }
 
 impl<'q> Highlighter<'q> {
@@ -52,8 +84,7 @@ impl<'q> Highlighter<'q> {
         description: Field,
         words: &'q QueryWords,
     ) -> Result<Self, SearchError> {
-        // As `SnippetGenerator::create`: the query's terms of the field that
-        // occur in the index, each weighing 1 / (1 + document frequency).
+        // As `SnippetGenerator::create`.
         let mut terms: BTreeSet<&Term> = BTreeSet::new();
         query.query_terms(&mut |term, _| {
             if term.field() == description {
@@ -71,125 +102,146 @@ impl<'q> Highlighter<'q> {
                 terms_text.insert(text.to_string(), 1.0 / (1.0 + doc_freq as Score));
             }
         }
-        let snippets = if terms_text.is_empty() {
-            None
-        } else {
-            let firsts: Vec<char> = terms_text.keys().filter_map(|t| t.chars().next()).collect();
-            let analyzer = TextAnalyzer::builder(SimpleTokenizer::default())
-                .filter(RemoveLongFilter::limit(40))
-                .filter(LowerCaser)
-                .filter(StemCandidates { firsts })
-                .build();
-            Some(SnippetGenerator::new(
-                terms_text,
-                analyzer,
-                description,
-                SNIPPET_CHARS,
-            ))
-        };
-        Ok(Highlighter { words, snippets })
+        let firsts = terms_text.keys().filter_map(|t| t.chars().next()).collect();
+        Ok(Highlighter {
+            words,
+            terms: terms_text,
+            firsts,
+            stemmer: TextAnalyzer::builder(RawTokenizer::default())
+                .filter(Stemmer::new(Language::English))
+                .build(),
+            lowercased: String::new(),
+        })
     }
 
     /// The highlights of one hit.
-    pub(crate) fn highlights(&self, doc: &SearchDoc) -> Highlights {
-        let snippet = self.snippets.as_ref().map(|g| {
-            let mut snippet = g.snippet(&doc.description);
-            snippet.set_snippet_prefix_postfix("<mark>", "</mark>");
-            snippet
-        });
-        let description = match snippet {
-            Some(snippet) if !snippet.highlighted().is_empty() => {
-                snippet_html(&snippet, &doc.description)
-            }
-            _ => escape_html(&clip_chars(&doc.description, SNIPPET_CHARS)),
+    pub(crate) fn highlights(&mut self, doc: &SearchDoc) -> Highlights {
+        let text = &doc.description;
+        let description = match self.best_fragment(text) {
+            Some(fragment) => snippet_html(&fragment, text),
+            None => escape_html(&clip_chars(text, SNIPPET_CHARS)),
         };
         Highlights {
             name: highlight_name(&doc.name, self.words),
             description,
         }
     }
-}
 
-/// The English stemmer applied only to words whose first letter starts a
-/// query term; other words become empty (see the module docs).
-#[derive(Clone)]
-struct StemCandidates {
-    firsts: Vec<char>,
-}
-
-impl TokenFilter for StemCandidates {
-    type Tokenizer<T: Tokenizer> = StemCandidatesFilter<T>;
-
-    fn transform<T: Tokenizer>(self, tokenizer: T) -> StemCandidatesFilter<T> {
-        StemCandidatesFilter {
-            inner: tokenizer,
-            firsts: self.firsts,
-            stemmer: TextAnalyzer::builder(RawTokenizer::default())
-                .filter(Stemmer::new(Language::English))
-                .build(),
+    /// The weight of `word` if its analyzed form is a term: lowercased as
+    /// `LowerCaser` does, stemmed, then lowercased again as tantivy's
+    /// fragment search does before the lookup.
+    fn weight(&mut self, word: &str) -> Option<Score> {
+        let first = word.chars().next()?.to_lowercase().next()?;
+        if !self.firsts.contains(&first) {
+            return None;
         }
-    }
-}
-
-#[derive(Clone)]
-struct StemCandidatesFilter<T> {
-    inner: T,
-    firsts: Vec<char>,
-    /// Stems one word (the whole text is one token).
-    stemmer: TextAnalyzer,
-}
-
-impl<T: Tokenizer> Tokenizer for StemCandidatesFilter<T> {
-    type TokenStream<'a> = StemCandidatesStream<'a, T::TokenStream<'a>>;
-
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
-        StemCandidatesStream {
-            tail: self.inner.token_stream(text),
-            firsts: &self.firsts,
-            stemmer: &mut self.stemmer,
-            word: String::new(),
-        }
-    }
-}
-
-struct StemCandidatesStream<'a, T> {
-    tail: T,
-    firsts: &'a [char],
-    stemmer: &'a mut TextAnalyzer,
-    word: String,
-}
-
-impl<T: TokenStream> TokenStream for StemCandidatesStream<'_, T> {
-    fn advance(&mut self) -> bool {
-        if !self.tail.advance() {
-            return false;
-        }
-        let token = self.tail.token_mut();
-        let candidate = token
-            .text
-            .chars()
-            .next()
-            .is_some_and(|c| self.firsts.contains(&c));
-        if candidate {
-            self.word.clear();
-            self.word.push_str(&token.text);
-            let mut stream = self.stemmer.token_stream(&self.word);
-            if stream.advance() {
-                token.text.clear();
-                token.text.push_str(&stream.token().text);
-            }
+        self.lowercased.clear();
+        if word.is_ascii() {
+            self.lowercased.push_str(word);
+            self.lowercased.make_ascii_lowercase();
         } else {
-            token.text.clear();
+            for c in word.chars() {
+                self.lowercased.extend(c.to_lowercase());
+            }
         }
-        true
+        let mut stream = self.stemmer.token_stream(&self.lowercased);
+        if !stream.advance() {
+            return None;
+        }
+        self.terms.get(&stream.token().text.to_lowercase()).copied()
     }
 
-    fn token(&self) -> &Token {
-        self.tail.token()
+    /// tantivy's `search_fragments` and `select_best_fragment_combination`:
+    /// the best-scoring fragment, `None` when no word matches.
+    fn best_fragment(&mut self, text: &str) -> Option<Fragment> {
+        if self.terms.is_empty() {
+            return None;
+        }
+        let mut fragments: Vec<Fragment> = Vec::new();
+        let mut fragment = Fragment::new(0);
+        let mut chars = text.char_indices();
+        // Tokens as `SimpleTokenizer` cuts them.
+        while let Some((from, _)) = chars.by_ref().find(|(_, c)| c.is_alphanumeric()) {
+            let to = chars
+                .by_ref()
+                .find(|(_, c)| !c.is_alphanumeric())
+                .map_or(text.len(), |(offset, _)| offset);
+            if to - from >= LONG_TOKEN {
+                continue;
+            }
+            if to - fragment.start > SNIPPET_CHARS {
+                if fragment.score > 0.0 {
+                    fragments.push(fragment);
+                }
+                fragment = Fragment::new(from);
+            }
+            fragment.stop = to;
+            if let Some(weight) = self.weight(&text[from..to]) {
+                fragment.score += weight;
+                fragment.highlighted.push(from..to);
+            }
+        }
+        if fragment.score > 0.0 {
+            fragments.push(fragment);
+        }
+        let best = fragments.iter().enumerate().max_by(|(_, l), (_, r)| {
+            match l
+                .score
+                .partial_cmp(&r.score)
+                .unwrap_or(std::cmp::Ordering::Equal)
+            {
+                std::cmp::Ordering::Equal => (r.start, r.stop).cmp(&(l.start, l.stop)),
+                other => other,
+            }
+        });
+        let index = best.map(|(i, _)| i)?;
+        Some(fragments.swap_remove(index))
     }
+}
 
-    fn token_mut(&mut self) -> &mut Token {
-        self.tail.token_mut()
+/// `Snippet::to_html` of a fragment with `<mark>` around the matches:
+/// overlapping ranges merged, everything else escaped as `htmlescape`'s
+/// `encode_minimal` does.
+fn fragment_html(fragment: &Fragment, text: &str) -> String {
+    let body = &text[fragment.start..fragment.stop];
+    let mut ranges: Vec<Range<usize>> = fragment
+        .highlighted
+        .iter()
+        .map(|r| r.start - fragment.start..r.end - fragment.start)
+        .collect();
+    ranges.sort_by_key(|r| (r.start, r.end));
+    ranges.dedup();
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+    for range in ranges {
+        match merged.last_mut() {
+            Some(last) if last.end > range.start => last.end = last.end.max(range.end),
+            _ => merged.push(range),
+        }
+    }
+    let mut html = String::with_capacity(body.len() + 16 * merged.len());
+    let mut from = 0;
+    for range in merged {
+        encode_minimal(&body[from..range.start], &mut html);
+        html.push_str("<mark>");
+        encode_minimal(&body[range.clone()], &mut html);
+        html.push_str("</mark>");
+        from = range.end;
+    }
+    encode_minimal(&body[from..], &mut html);
+    html
+}
+
+/// `htmlescape::encode_minimal`, appending to `out`.
+fn encode_minimal(s: &str, out: &mut String) {
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("&quot;"),
+            '&' => out.push_str("&amp;"),
+            '\'' => out.push_str("&#x27;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
     }
 }
 
@@ -211,14 +263,13 @@ pub(crate) fn escape_html(s: &str) -> String {
 
 /// The snippet as HTML, with `…` where the description was cut, and any
 /// trailing punctuation the fragment left off put back.
-fn snippet_html(snippet: &tantivy::snippet::Snippet, text: &str) -> String {
-    let range = snippet.fragment_range();
+fn snippet_html(fragment: &Fragment, text: &str) -> String {
     let mut html = String::new();
-    if range.start > 0 {
+    if fragment.start > 0 {
         html.push('…');
     }
-    html.push_str(&snippet.to_html());
-    let tail = text.get(range.end..).unwrap_or("");
+    html.push_str(&fragment_html(fragment, text));
+    let tail = text.get(fragment.stop..).unwrap_or("");
     if tail.chars().any(char::is_alphanumeric) {
         html.push('…');
     } else {
@@ -227,7 +278,7 @@ fn snippet_html(snippet: &tantivy::snippet::Snippet, text: &str) -> String {
     html
 }
 
-fn clip_chars(s: &str, max: usize) -> String {
+pub(crate) fn clip_chars(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         None => s.to_string(),
         Some((i, _)) => format!("{}…", &s[..i]),

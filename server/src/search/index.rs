@@ -572,7 +572,8 @@ impl SearchIndex {
 
         let mut hits = Vec::with_capacity(addrs.len());
         if !addrs.is_empty() {
-            let highlighter = Highlighter::new(searcher, &*query, self.fields.description, &words)?;
+            let mut highlighter =
+                Highlighter::new(searcher, &*query, self.fields.description, &words)?;
             for addr in addrs {
                 let doc = self.hit_doc(searcher, &snapshot, addr)?;
                 let highlights = highlighter.highlights(&doc);
@@ -605,5 +606,58 @@ fn hit(doc: SearchDoc, highlights: Highlights) -> SearchHit {
         blocked: doc.blocked,
         blocked_reason: doc.blocked_reason,
         highlights,
+    }
+}
+
+#[cfg(test)]
+impl SearchIndex {
+    /// The description highlights of `params`' hits as tantivy's own
+    /// `SnippetGenerator` makes them: what [`Highlighter`] must equal.
+    pub(crate) fn reference_snippets(&self, params: &SearchParams) -> Vec<String> {
+        use super::highlight::{clip_chars, escape_html};
+        let searcher = self.reader.searcher();
+        let results = self.query(params).expect("query");
+        let mut words = QueryWords::analyze(&self.index, &params.q).expect("words");
+        words.mark_known(&searcher, &self.fields).expect("known");
+        let mut query = query::build(&self.fields, params, &words, Match::All);
+        if words.words.len() > 1 && results.total > 0 {
+            let all = searcher
+                .search(&*query, &tantivy::collector::Count)
+                .expect("count");
+            if all == 0 {
+                query = query::build(&self.fields, params, &words, Match::Any);
+            }
+        } else if words.words.len() > 1 {
+            query = query::build(&self.fields, params, &words, Match::Any);
+        }
+        let mut generator =
+            tantivy::snippet::SnippetGenerator::create(&searcher, &*query, self.fields.description)
+                .expect("generator");
+        generator.set_max_num_chars(200);
+        results
+            .hits
+            .iter()
+            .map(|hit| {
+                let text = &hit.description;
+                let mut snippet = generator.snippet(text);
+                snippet.set_snippet_prefix_postfix("<mark>", "</mark>");
+                if snippet.highlighted().is_empty() {
+                    return escape_html(&clip_chars(text, 200));
+                }
+                let range = snippet.fragment_range();
+                let mut html = String::new();
+                if range.start > 0 {
+                    html.push('…');
+                }
+                html.push_str(&snippet.to_html());
+                let tail = text.get(range.end..).unwrap_or("");
+                if tail.chars().any(char::is_alphanumeric) {
+                    html.push('…');
+                } else {
+                    html.push_str(&escape_html(tail.trim_end()));
+                }
+                html
+            })
+            .collect()
     }
 }

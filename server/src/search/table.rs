@@ -161,6 +161,22 @@ impl FacetColumn {
         self.values.get(ord).map_or("", |v| v)
     }
 
+    /// The value ordinals of `doc` of a multi-valued field (building only).
+    fn doc_ords(&self, doc: usize) -> Vec<u32> {
+        match &self.ords {
+            Ords::Many { starts, ords } => {
+                let (Some(&s), Some(&e)) = (starts.get(doc), starts.get(doc + 1)) else {
+                    return Vec::new();
+                };
+                (s as usize..e as usize)
+                    .filter_map(|i| ords.get(i))
+                    .collect()
+            }
+            Ords::One(p) => p.get(doc).into_iter().collect(),
+            Ords::Empty => Vec::new(),
+        }
+    }
+
     /// Adds one to the count of each value of `doc`.
     #[inline]
     pub(crate) fn count(&self, doc: DocId, counts: &mut [u32]) {
@@ -203,20 +219,40 @@ impl FacetColumn {
     }
 }
 
-/// The single-valued facet fields of each document (license, execution
-/// and tier) as one code, so that counting them is one increment: a
-/// segment has few distinct combinations (at most 6 × 6 × 3 = 108 in the
-/// benchmark's tools: one byte per document).
+/// The facet values of each document in as few memory reads as possible.
+///
+/// The single-valued fields (license, execution, tier) are one
+/// *combination code*: a segment has few distinct combinations (at most
+/// 6 × 6 × 3 = 108 in the benchmark's tools), so counting them is one
+/// increment, expanded into per-value counts once per segment. The code and
+/// up to three values of the multi-valued field (keywords) share one 64-bit
+/// word per document: counting a match's facets is one random memory read
+/// instead of one per array, which was most of the cost. A document with
+/// more keywords, or keyword ordinals beyond 13 bits, is marked and counted
+/// from the field's own offsets + ordinals.
 struct Combos {
-    /// Per document.
+    /// Per document, when every code fits in 20 bits: the word described
+    /// above (code, keyword count or [`OVERFLOW`], keyword ordinals).
+    fused: Option<Vec<u64>>,
+    /// Per document, when `fused` is `None`: the code.
     codes: Packed,
+    /// The multi-valued field inlined in `fused`.
+    inline_field: Option<usize>,
     /// Per code, the value ordinal in each facet field (`u32::MAX`: none,
     /// or a multi-valued field, counted on its own).
     ords: Vec<[u32; 4]>,
 }
 
+const CODE_BITS: u32 = 20;
+const COUNT_SHIFT: u32 = 20;
+const ORD_SHIFT: u32 = 23;
+const ORD_BITS: u32 = 13;
+const INLINE_VALUES: u64 = 3;
+/// The keyword count that says "not inline".
+const OVERFLOW: u64 = 7;
+
 impl Combos {
-    fn build(facets: &[FacetColumn; 4], max_doc: DocId) -> Self {
+    fn build(facets: &[FacetColumn; 4], max_doc: DocId, inline_field: Option<usize>) -> Self {
         let mut index: HashMap<[u32; 4], u32> = HashMap::new();
         let mut ords: Vec<[u32; 4]> = Vec::new();
         let codes: Vec<u32> = (0..max_doc)
@@ -231,10 +267,45 @@ impl Combos {
                 })
             })
             .collect();
+        if ords.len() > 1 << CODE_BITS {
+            return Combos {
+                fused: None,
+                codes: Packed::new(&codes, ords.len()),
+                inline_field,
+                ords,
+            };
+        }
+        let fused = codes
+            .iter()
+            .enumerate()
+            .map(|(doc, &code)| {
+                let mut word = u64::from(code);
+                let values = inline_field.map_or_else(Vec::new, |f| facets[f].doc_ords(doc));
+                let fits = values.len() as u64 <= INLINE_VALUES
+                    && values.iter().all(|&o| o < 1 << ORD_BITS);
+                if fits {
+                    word |= (values.len() as u64) << COUNT_SHIFT;
+                    for (i, &o) in values.iter().enumerate() {
+                        word |= u64::from(o) << (ORD_SHIFT + ORD_BITS * i as u32);
+                    }
+                } else {
+                    word |= OVERFLOW << COUNT_SHIFT;
+                }
+                word
+            })
+            .collect();
         Combos {
-            codes: Packed::new(&codes, ords.len()),
+            fused: Some(fused),
+            codes: Packed::U8(Vec::new()),
+            inline_field,
             ords,
         }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.fused.as_ref().map_or(0, |f| f.capacity() * 8)
+            + self.codes.heap_bytes()
+            + self.ords.capacity() * 16
     }
 }
 
@@ -243,7 +314,8 @@ pub(crate) struct SegmentTable {
     /// [`FACETS`], in order.
     pub(crate) facets: [FacetColumn; 4],
     combos: Combos,
-    /// The multi-valued facet fields (counted per value).
+    /// The multi-valued facet fields other than the one inlined in the
+    /// combination words (counted per value).
     multi: Vec<usize>,
     /// The fast-field columns a query sorts by, opened once (opening one
     /// reads its metadata, a cost per query and segment otherwise): the
@@ -268,10 +340,11 @@ impl SegmentTable {
             column(FACETS[2])?,
             column(FACETS[3])?,
         ];
-        let combos = Combos::build(&facets, max_doc);
-        let multi = (0..facets.len())
+        let mut multi: Vec<usize> = (0..facets.len())
             .filter(|&f| matches!(facets[f].ords, Ords::Many { .. }))
             .collect();
+        let inline_field = (!multi.is_empty()).then(|| multi.remove(0));
+        let combos = Combos::build(&facets, max_doc, inline_field);
         Ok(SegmentTable {
             facets,
             combos,
@@ -312,13 +385,41 @@ impl SegmentTable {
     /// fields in `combos`, multi-valued fields per value in `values`.
     #[inline]
     pub(crate) fn count(&self, doc: DocId, combos: &mut [u32], values: &mut [Vec<u32>; 4]) {
-        if let Some(c) = self
-            .combos
-            .codes
-            .get(doc as usize)
-            .and_then(|code| combos.get_mut(code as usize))
-        {
-            *c += 1;
+        match &self.combos.fused {
+            Some(fused) => {
+                let Some(&word) = fused.get(doc as usize) else {
+                    return;
+                };
+                if let Some(c) = combos.get_mut((word & ((1 << CODE_BITS) - 1)) as usize) {
+                    *c += 1;
+                }
+                if let Some(f) = self.combos.inline_field {
+                    let n = (word >> COUNT_SHIFT) & 7;
+                    if n == OVERFLOW {
+                        self.facets[f].count(doc, &mut values[f]);
+                    } else {
+                        for i in 0..n as u32 {
+                            let ord = (word >> (ORD_SHIFT + ORD_BITS * i)) & ((1 << ORD_BITS) - 1);
+                            if let Some(c) = values[f].get_mut(ord as usize) {
+                                *c += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            None => {
+                if let Some(c) = self
+                    .combos
+                    .codes
+                    .get(doc as usize)
+                    .and_then(|code| combos.get_mut(code as usize))
+                {
+                    *c += 1;
+                }
+                if let Some(f) = self.combos.inline_field {
+                    self.facets[f].count(doc, &mut values[f]);
+                }
+            }
         }
         for &f in &self.multi {
             self.facets[f].count(doc, &mut values[f]);
@@ -350,8 +451,7 @@ impl SegmentTable {
             .iter()
             .map(FacetColumn::heap_bytes)
             .sum::<usize>()
-            + self.combos.codes.heap_bytes()
-            + self.combos.ords.capacity() * 16
+            + self.combos.heap_bytes()
             + self.records.get().map_or(0, Records::heap_bytes)
     }
 }

@@ -942,3 +942,94 @@ fn stemming_keeps_the_first_letter() {
         check(&word);
     }
 }
+
+/// The snippets of `highlight.rs` equal tantivy's `SnippetGenerator`'s on
+/// text with markup, quotes, non-ASCII letters, long tokens, several
+/// fragments, stems and digits.
+#[test]
+fn snippets_equal_tantivys() {
+    let texts = [
+        "Removes <script> tags & \"quotes\" from HTML — it's <b>bold</b> & 'single'. Script!",
+        &format!(
+            "{} the needle is here, needles and NEEDLE. {} needle {} a needle at the end",
+            "Padding words go here. ".repeat(12),
+            "More padding; ".repeat(20),
+            "filler ".repeat(40)
+        ),
+        "Übersetzt Texte; ÉCOLE école Straße STRASSE naïve café ΣΊΣΥΦΟΣ Σίσυφος running runner runs RUNNING ran.",
+        &format!(
+            "{} needle {} needles, {} search",
+            "a".repeat(45),
+            "b".repeat(39),
+            "c".repeat(40)
+        ),
+        "Connection connections connected connecting connects CONNECTED connective",
+        "2fa codes for 2FA login; 10x faster searching, searches: search!!!",
+        "don't can't it's the user's files' names; users' files",
+        "搜索 工具 search 🔍 tool searching tools, searched",
+        "Find the needle!!!",
+        "A tool with nothing to find in it at all, just words and more words.",
+    ];
+    let docs: Vec<SearchDoc> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| doc(&format!("tool-{i}"), t))
+        .collect();
+    let index = index_of(&docs);
+    let queries = [
+        "needle",
+        "needles",
+        "script",
+        "quotes",
+        "bold",
+        "single",
+        "connect",
+        "connections",
+        "running",
+        "run",
+        "école",
+        "ecole",
+        "strasse",
+        "straße",
+        "2fa",
+        "10x",
+        "user",
+        "users",
+        "files",
+        "search",
+        "searching",
+        "tool",
+        "σίσυφος",
+        "übersetzt",
+        "cafe",
+        "café",
+        "the",
+        "needle search",
+        "connection tool",
+        "nothing words",
+        "zebra needle",
+        "搜索",
+        "b",
+        "a",
+        "tool-1",
+        "find",
+        "html script",
+    ];
+    let mut marked = 0;
+    for q in queries {
+        let p = SearchParams {
+            per_page: 100,
+            ..SearchParams::q(q)
+        };
+        let ours: Vec<String> = index
+            .query(&p)
+            .unwrap()
+            .hits
+            .into_iter()
+            .map(|h| h.highlights.description)
+            .collect();
+        marked += ours.iter().filter(|d| d.contains("<mark>")).count();
+        assert_eq!(ours, index.reference_snippets(&p), "query {q:?}");
+    }
+    assert!(marked >= 30, "only {marked} snippets with a match");
+}
