@@ -642,7 +642,12 @@ fn main() {
     );
 
     // In-process, server-side latency.
+    let start = Instant::now();
     let index = Arc::new(SearchIndex::open(&index_dir).expect("open"));
+    println!(
+        "  open the index (checks it, reads the facet tables): {:.1?}",
+        start.elapsed()
+    );
     if let Ok(path) = std::env::var("BENCH_DUMP") {
         dump(&index, &path);
         return;

@@ -27,7 +27,7 @@
 //! [`SegmentTable::heap_bytes`] says what one costs.
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use chrono::{DateTime, Utc};
 use tantivy::columnar::{Column, StrColumn};
@@ -324,6 +324,7 @@ pub(crate) struct SegmentTable {
     pub(crate) downloads: Column<u64>,
     pub(crate) updated_at: Column<i64>,
     records: OnceLock<Records>,
+    building: Mutex<()>,
 }
 
 impl SegmentTable {
@@ -353,6 +354,7 @@ impl SegmentTable {
             downloads: fast.u64("downloads")?,
             updated_at: fast.i64("updated_at")?,
             records: OnceLock::new(),
+            building: Mutex::new(()),
         })
     }
 
@@ -366,8 +368,12 @@ impl SegmentTable {
         if let Some(records) = self.records.get() {
             return Ok(records);
         }
-        // OnceLock has no fallible initializer on stable: build, then set
-        // (a concurrent builder's result is simply dropped).
+        // OnceLock has no fallible initializer on stable: one builder at a
+        // time under the lock, then set.
+        let _building = self.building.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(records) = self.records.get() {
+            return Ok(records);
+        }
         let built = Records::build(segment, fields)?;
         Ok(self.records.get_or_init(|| built))
     }
