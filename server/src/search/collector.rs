@@ -3,8 +3,9 @@
 //! the requested order — instead of a tuple of tantivy's `Count`, a facet
 //! collector and `TopDocs`, each doing its own per-match lookups.
 //!
-//! * Facets are counted from the segment's [`SegmentTable`] (one array read
-//!   and one increment per value), not from fast-field string columns.
+//! * Facets are counted from the segment's [`SegmentTable`] (one memory
+//!   read per match, one increment per value), not from fast-field string
+//!   columns.
 //! * The order is a 128-bit rank per match — the sort value (the score,
 //!   downloads or update time, mapped so that larger is better) above the
 //!   inverted name ordinal — so the top-k test is one integer comparison,
