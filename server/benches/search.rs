@@ -15,7 +15,8 @@
 //!    latency (the load generator shares the 2 cores).
 //!
 //! The benchmark uses mimalloc with the server binary's settings, as the
-//! server does. `BENCH_DUMP=file` instead writes the answers to a fixed set
+//! server does. `BENCH_DATA_DIR=dir` keeps the registry (database, index)
+//! in `dir`. `BENCH_DUMP=file` instead writes the answers to a fixed set
 //! of queries (see [`dump`]), to compare two builds with `diff`.
 
 use std::net::TcpListener;
@@ -598,6 +599,16 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(10);
     let tmp = tempfile::tempdir().expect("tempdir");
+    // BENCH_DATA_DIR=dir: build the registry there and keep it (a data
+    // directory a real `toolreg-server serve --data dir` can use).
+    let kept = std::env::var_os("BENCH_DATA_DIR").map(std::path::PathBuf::from);
+    let data: &std::path::Path = match &kept {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).expect("data dir");
+            dir
+        }
+        None => tmp.path(),
+    };
     println!(
         "search benchmark: {n} synthetic tools, {} CPUs",
         std::thread::available_parallelism()
@@ -607,18 +618,14 @@ fn main() {
 
     let start = Instant::now();
     let tools_in = synthetic(n);
-    let db = Db::connect(&format!(
-        "sqlite://{}",
-        tmp.path().join("toolreg.db").display()
-    ))
-    .expect("db");
+    let db = Db::connect(&format!("sqlite://{}", data.join("toolreg.db").display())).expect("db");
     db.migrate().expect("migrate");
     fill_database(&db, &tools_in);
     println!("  database filled in {:.1?}", start.elapsed());
     drop(tools_in);
 
     // Rebuild from the database.
-    let index_dir = tmp.path().join("index");
+    let index_dir = data.join("index");
     let start = Instant::now();
     let count = toolreg_server::search::reindex(&index_dir, Arc::new(StoreSource::new(db.clone())))
         .expect("reindex");
@@ -783,8 +790,8 @@ fn main() {
     drop(index);
 
     // The HTTP server with 32 concurrent clients.
-    let blobs = BlobStore::open(&format!("file://{}", tmp.path().join("objects").display()))
-        .expect("blobs");
+    let blobs =
+        BlobStore::open(&format!("file://{}", data.join("objects").display())).expect("blobs");
     let state = web::Data::new(AppState::new(
         db.clone(),
         blobs,
