@@ -9,8 +9,15 @@
 //!    two words, prefix, typo, filters, empty query sorted by downloads) —
 //!    the server-side cost of a search page (top 20 + total + facets +
 //!    highlights), and pages/s on 2 threads.
-//! 4. The real HTTP server on loopback with 32 concurrent clients:
-//!    queries/s and client-side latency.
+//!    Then the HTTP phase's distinct queries in-process on 2 threads.
+//! 4. The real HTTP server on loopback with 32 concurrent clients sending
+//!    distinct queries, the answer cache off: queries/s and client-side
+//!    latency (the load generator shares the 2 cores).
+//!
+//! The benchmark uses mimalloc with the server binary's settings, as the
+//! server does. `BENCH_DATA_DIR=dir` keeps the registry (database, index)
+//! in `dir`. `BENCH_DUMP=file` instead writes the answers to a fixed set
+//! of queries (see [`dump`]), to compare two builds with `diff`.
 
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -26,6 +33,19 @@ use toolreg_server::blobs::BlobStore;
 use toolreg_server::db::{Db, DbConnection};
 use toolreg_server::schema::{tools, users, version_contents, versions};
 use toolreg_server::search::{SearchIndex, SearchParams, StoreSource};
+
+/// The server binary's allocator (`server/src/main.rs`).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// mimalloc as `server/src/main.rs` sets it up: arena memory committed as
+/// used, freed pages returned at once (options 4 and 15 of `mi_option_e`).
+fn allocator_like_the_server() {
+    for (option, value) in [(4, 0), (15, 0)] {
+        // SAFETY: sets one process-wide option; no memory is touched.
+        unsafe { libmimalloc_sys::mi_option_set(option, value) };
+    }
+}
 
 const SERVICES: &[&str] = &[
     "slack",
@@ -415,7 +435,175 @@ fn query_mix() -> Vec<(&'static str, SearchParams)> {
     ]
 }
 
+/// The answers to a fixed set of queries, one JSON line each, before and
+/// after some upserts and removals (more segments, deleted documents), so
+/// that two builds can be compared with `diff` (`BENCH_DUMP=file`).
+fn dump(index: &SearchIndex, path: &str) {
+    use std::io::Write;
+    use toolreg_server::search::Sort;
+    let mut rng = StdRng::seed_from_u64(99);
+    let mut queries: Vec<SearchParams> = vec![];
+    for i in 0..400 {
+        let mut words: Vec<String> = vec![];
+        for _ in 0..rng.random_range(0..4) {
+            let w = match rng.random_range(0..8) {
+                0 => pick(&mut rng, SERVICES).to_string(),
+                1 => pick(&mut rng, VERBS).to_string(),
+                2 => pick(&mut rng, OBJECTS).to_string(),
+                3 => pick(&mut rng, COMMON).to_string(),
+                4 => pick(&mut rng, KEYWORDS).to_string(),
+                5 => tail_word(&mut rng),
+                6 => {
+                    let w = pick(&mut rng, SERVICES);
+                    w[..w.len().min(rng.random_range(2..6))].to_string()
+                }
+                _ => {
+                    // A typo: one letter dropped.
+                    let w = pick(&mut rng, OBJECTS);
+                    let at = rng.random_range(0..w.len());
+                    format!("{}{}", &w[..at], &w[at + 1..])
+                }
+            };
+            words.push(w);
+        }
+        let mut p = SearchParams::q(words.join(" "));
+        if i % 7 == 0 {
+            p.q = format!(
+                "{}-{}-{}-{}",
+                pick(&mut rng, SERVICES),
+                pick(&mut rng, VERBS),
+                pick(&mut rng, OBJECTS),
+                rng.random_range(0..2000)
+            );
+        }
+        if rng.random_bool(0.2) {
+            p.keyword = Some(pick(&mut rng, KEYWORDS).to_string());
+        }
+        if rng.random_bool(0.2) {
+            let l = pick(&mut rng, LICENSES);
+            p.license = Some(if rng.random_bool(0.5) {
+                l.to_lowercase()
+            } else {
+                l.to_string()
+            });
+        }
+        if rng.random_bool(0.15) {
+            p.execution = Some(pick(&mut rng, EXECUTIONS).parse().expect("execution"));
+        }
+        if rng.random_bool(0.1) {
+            p.format = Some(
+                FORMATS[rng.random_range(0..FORMATS.len())]
+                    .1
+                    .parse()
+                    .expect("format"),
+            );
+        }
+        if rng.random_bool(0.15) {
+            p.tier = Some(pick(&mut rng, TIERS).parse().expect("tier"));
+        }
+        p.sort = [
+            Sort::Relevance,
+            Sort::Relevance,
+            Sort::Downloads,
+            Sort::Recent,
+            Sort::Name,
+        ][rng.random_range(0..5)];
+        p.per_page = [1, 20, 20, 20, 100][rng.random_range(0..5)];
+        p.page = rng.random_range(1..4);
+        if rng.random_bool(0.05) {
+            p.page = 10_000 / p.per_page;
+        }
+        queries.push(p);
+    }
+    index.set_result_cache(0);
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("dump file"));
+    let mut write_all = |index: &SearchIndex, round: &str| {
+        for p in &queries {
+            let r = index.query(p).expect("query");
+            writeln!(
+                out,
+                "{round} {p:?}\n{}",
+                serde_json::to_string(&r).expect("json")
+            )
+            .expect("write");
+        }
+    };
+    write_all(index, "first");
+    // Change some tools (new segment, deleted docs) and remove others.
+    let names: Vec<String> = index
+        .query(&SearchParams {
+            sort: Sort::Name,
+            per_page: 100,
+            ..SearchParams::default()
+        })
+        .expect("names")
+        .hits
+        .into_iter()
+        .map(|h| h.name)
+        .collect();
+    for (i, name) in names.iter().enumerate() {
+        if i % 3 == 0 {
+            index.remove(name).expect("remove");
+        } else if let Some(mut d) = index.get(name).expect("get") {
+            d.downloads += 1_000_000;
+            d.keywords.push("Extra-Word".into());
+            d.license = None;
+            index.upsert(&d).expect("upsert");
+        }
+    }
+    index.commit().expect("commit");
+    write_all(index, "second");
+}
+
+/// The HTTP phase's queries, in four kinds (as query string and as
+/// parameters): a rare word; a service and an object (pages 1–3); a
+/// three-letter prefix with a license filter; a verb and a rare word.
+fn http_queries() -> Vec<(usize, String, SearchParams)> {
+    let mut rng = StdRng::seed_from_u64(7);
+    (0..20_000)
+        .map(|i| {
+            let kind = i % 4;
+            let (query, params) = match kind {
+                0 => {
+                    let w = tail_word(&mut rng);
+                    (format!("q={w}"), SearchParams::q(w))
+                }
+                1 => {
+                    let (s, o, page) = (
+                        pick(&mut rng, SERVICES),
+                        pick(&mut rng, OBJECTS),
+                        rng.random_range(1..4),
+                    );
+                    (
+                        format!("q={s}%20{o}&page={page}"),
+                        SearchParams {
+                            page,
+                            ..SearchParams::q(format!("{s} {o}"))
+                        },
+                    )
+                }
+                2 => {
+                    let (w, l) = (tail_word(&mut rng), pick(&mut rng, LICENSES));
+                    (
+                        format!("q={}&license={l}", &w[..3]),
+                        SearchParams {
+                            license: Some(l.to_string()),
+                            ..SearchParams::q(&w[..3])
+                        },
+                    )
+                }
+                _ => {
+                    let (v, w) = (pick(&mut rng, VERBS), tail_word(&mut rng));
+                    (format!("q={v}%20{w}"), SearchParams::q(format!("{v} {w}")))
+                }
+            };
+            (kind, query, params)
+        })
+        .collect()
+}
+
 fn main() {
+    allocator_like_the_server();
     let n: usize = std::env::var("BENCH_TOOLS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -425,6 +613,16 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(10);
     let tmp = tempfile::tempdir().expect("tempdir");
+    // BENCH_DATA_DIR=dir: build the registry there and keep it (a data
+    // directory a real `toolreg-server serve --data dir` can use).
+    let kept = std::env::var_os("BENCH_DATA_DIR").map(std::path::PathBuf::from);
+    let data: &std::path::Path = match &kept {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).expect("data dir");
+            dir
+        }
+        None => tmp.path(),
+    };
     println!(
         "search benchmark: {n} synthetic tools, {} CPUs",
         std::thread::available_parallelism()
@@ -434,18 +632,14 @@ fn main() {
 
     let start = Instant::now();
     let tools_in = synthetic(n);
-    let db = Db::connect(&format!(
-        "sqlite://{}",
-        tmp.path().join("toolreg.db").display()
-    ))
-    .expect("db");
+    let db = Db::connect(&format!("sqlite://{}", data.join("toolreg.db").display())).expect("db");
     db.migrate().expect("migrate");
     fill_database(&db, &tools_in);
     println!("  database filled in {:.1?}", start.elapsed());
     drop(tools_in);
 
     // Rebuild from the database.
-    let index_dir = tmp.path().join("index");
+    let index_dir = data.join("index");
     let start = Instant::now();
     let count = toolreg_server::search::reindex(&index_dir, Arc::new(StoreSource::new(db.clone())))
         .expect("reindex");
@@ -458,9 +652,34 @@ fn main() {
         "  index size on disk: {:.1} MiB",
         dir_size(&index_dir) as f64 / (1024.0 * 1024.0)
     );
+    println!(
+        "  segments: {}",
+        std::fs::read_dir(&index_dir)
+            .map(|d| d
+                .flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "store"))
+                .count())
+            .unwrap_or(0)
+    );
 
     // In-process, server-side latency.
+    let start = Instant::now();
     let index = Arc::new(SearchIndex::open(&index_dir).expect("open"));
+    println!(
+        "  open the index (checks it, reads the facet tables): {:.1?}",
+        start.elapsed()
+    );
+    if let Ok(path) = std::env::var("BENCH_DUMP") {
+        dump(&index, &path);
+        return;
+    }
+    let start = Instant::now();
+    index.warm().expect("warm");
+    println!(
+        "  search tables (facet ordinals + hit records) built in {:.0?}: {:.1} MiB",
+        start.elapsed(),
+        index.table_bytes() as f64 / (1024.0 * 1024.0)
+    );
     // Cold: every query computed (the answer cache is measured separately).
     index.set_result_cache(0);
     let mix = query_mix();
@@ -516,6 +735,57 @@ fn main() {
         "    {threads} threads in-process, no answer cache: {:.0} pages/s",
         done.load(Ordering::Relaxed) as f64 / 3.0
     );
+    // The HTTP phase's distinct queries, in-process.
+    let queries = Arc::new(http_queries());
+    for (kind, label) in [
+        "rare word",
+        "service + object, pages 1-3",
+        "3-letter prefix + license",
+        "verb + rare word",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let mut lat = vec![];
+        let mut hits = 0;
+        for (_, _, p) in queries.iter().filter(|q| q.0 == kind).take(500) {
+            let t = Instant::now();
+            hits += index.query(p).expect("query").total;
+            lat.push(t.elapsed());
+        }
+        lat.sort();
+        println!(
+            "    distinct: {label:<28} {:>6} hits avg  p50 {:>9.3?}  p99 {:>9.3?}",
+            hits / lat.len() as u64,
+            percentile(&lat, 0.5),
+            percentile(&lat, 0.99)
+        );
+    }
+    let done = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            let (index, done, stop, queries) =
+                (index.clone(), done.clone(), stop.clone(), queries.clone());
+            std::thread::spawn(move || {
+                let mut i = 2000 + t * queries.len() / threads;
+                while !stop.load(Ordering::Relaxed) {
+                    index.query(&queries[i % queries.len()].2).expect("query");
+                    done.fetch_add(1, Ordering::Relaxed);
+                    i += 1;
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(3));
+    stop.store(true, Ordering::Relaxed);
+    for h in handles {
+        let _ = h.join();
+    }
+    println!(
+        "    {threads} threads in-process, the HTTP phase's distinct queries: {:.0} pages/s",
+        done.load(Ordering::Relaxed) as f64 / 3.0
+    );
     index.set_result_cache(1024);
     let mut lat = vec![];
     for _ in 0..20 {
@@ -534,8 +804,8 @@ fn main() {
     drop(index);
 
     // The HTTP server with 32 concurrent clients.
-    let blobs = BlobStore::open(&format!("file://{}", tmp.path().join("objects").display()))
-        .expect("blobs");
+    let blobs =
+        BlobStore::open(&format!("file://{}", data.join("objects").display())).expect("blobs");
     let state = web::Data::new(AppState::new(
         db.clone(),
         blobs,
@@ -559,25 +829,11 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
-    // Mostly distinct queries, so that the answer cache rarely helps.
-    let mut rng = StdRng::seed_from_u64(7);
-    let queries: Vec<String> = (0..20_000)
-        .map(|i| match i % 4 {
-            0 => format!("q={}", tail_word(&mut rng)),
-            1 => format!(
-                "q={}%20{}&page={}",
-                pick(&mut rng, SERVICES),
-                pick(&mut rng, OBJECTS),
-                rng.random_range(1..4)
-            ),
-            2 => format!(
-                "q={}&license={}",
-                &tail_word(&mut rng)[..3],
-                pick(&mut rng, LICENSES)
-            ),
-            _ => format!("q={}%20{}", pick(&mut rng, VERBS), tail_word(&mut rng)),
-        })
-        .collect();
+    // The answer cache off: every answer is computed.
+    if let Some(index) = state.search.index() {
+        index.set_result_cache(0);
+    }
+    let queries: Vec<String> = http_queries().into_iter().map(|(_, q, _)| q).collect();
     let queries = Arc::new(queries);
     let (count, mut lat) = rt.block_on(async move {
         let client = reqwest::Client::new();

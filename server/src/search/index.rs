@@ -1,39 +1,43 @@
 //! [`SearchIndex`]: the tantivy index in its directory. Opening never fails
 //! because of what is on disk: a missing, corrupt or outdated index is
 //! replaced by an empty one and [`SearchIndex::needs_rebuild`] says so.
+//!
+//! A query ([`SearchIndex::query`]) is one pass of a [`PageCollector`] over
+//! the matches (total, facet counts and the top `offset + limit`), then the
+//! page's hits are rendered from the segments' in-memory hit records (see
+//! [`super::table`]) with snippets for those hits only. The tables live in a
+//! per-generation [`Snapshot`]; [`SearchIndex::warm`] builds them ahead of
+//! the first query (the tailer calls it after each commit). Whole answers
+//! are also remembered per generation (the answer cache).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
-use tantivy::collector::sort_key::{SortBySimilarityScore, SortByStaticFastValue, SortByString};
-use tantivy::collector::{Collector, Count, TopDocs};
+use tantivy::collector::TopDocs;
 use tantivy::directory::MmapDirectory;
 use tantivy::index::SegmentId;
-use tantivy::query::{Query, TermQuery};
+use tantivy::query::TermQuery;
 use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::snippet::SnippetGenerator;
 use tantivy::{
-    DocAddress, DocId, Index, IndexReader, IndexWriter, Order, ReloadPolicy, Searcher,
-    TantivyDocument, TantivyError, Term,
+    DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument,
+    TantivyError, Term,
 };
 
-use super::facets::FacetCollector;
+use super::collector::{merge_top, PageCollector, SegmentPage};
+use super::highlight::Highlighter;
 use super::params::{SearchParams, Sort};
 use super::query::{self, Match, QueryWords};
-use super::results::{Facets, Highlights, SearchHit, SearchResults};
+use super::results::{Highlights, SearchHit, SearchResults};
 use super::schema::{self, Fields, SCHEMA_VERSION};
+use super::snapshot::{Snapshot, TableCache};
 use super::{SearchDoc, SearchError};
 
 /// Memory the index writer may use before it flushes a segment.
 const WRITER_MEMORY: usize = 50_000_000;
 /// Most answers kept per searcher generation.
 const DEFAULT_RESULT_CACHE: usize = 1024;
-/// Most decoded documents kept in memory.
-const MAX_CACHED_DOCS: usize = 250_000;
-/// Longest description snippet, in characters.
-const SNIPPET_CHARS: usize = 200;
 
 /// What [`SearchIndex::open`] found on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,10 +68,12 @@ pub struct SearchIndex {
     writer: Mutex<IndexWriter>,
     state: OpenState,
     seq: Mutex<Option<i64>>,
-    /// Decoded documents by segment and doc id. Segments are immutable, so
-    /// an entry is never stale; entries of merged-away segments are dropped
-    /// at commit.
-    cache: RwLock<HashMap<(SegmentId, DocId), Arc<SearchDoc>>>,
+    /// Facet ordinals and hit records of each segment (segments are
+    /// immutable, so a table is never stale; tables of merged-away segments
+    /// are dropped at commit).
+    tables: TableCache,
+    /// The query-side state of the current searcher generation.
+    snapshot: Mutex<Option<Arc<Snapshot>>>,
     /// Whole answers of the current searcher generation, by parameters
     /// (repeated queries such as the front page cost a lookup).
     results: Mutex<ResultCache>,
@@ -203,7 +209,8 @@ impl SearchIndex {
             writer: Mutex::new(writer),
             state,
             seq: Mutex::new(seq),
-            cache: RwLock::new(HashMap::new()),
+            tables: TableCache::default(),
+            snapshot: Mutex::new(None),
             results: Mutex::new(ResultCache {
                 capacity: DEFAULT_RESULT_CACHE,
                 ..ResultCache::default()
@@ -215,15 +222,21 @@ impl SearchIndex {
     /// so that a damaged index is detected at open rather than at query time.
     fn check_readable(&self) -> Result<(), SearchError> {
         let searcher = self.reader.searcher();
-        let (count, top, _facets) = searcher.search(
+        let snapshot = self.snapshot(&searcher)?;
+        let pages = searcher.search(
             &tantivy::query::AllQuery,
-            &(
-                Count,
-                TopDocs::with_limit(1).order_by(SortByString::for_field("name")),
-                FacetCollector,
-            ),
+            &PageCollector {
+                tables: Arc::new(snapshot.tables.clone()),
+                sort: Sort::Name,
+                k: 1,
+                facets: true,
+            },
         )?;
-        if let Some((_, addr)) = top.first() {
+        let count: u64 = pages.iter().map(|p| p.count).sum();
+        let top = merge_top(&pages, 0, 1, |addr| {
+            self.load(&searcher, addr).map(|d| d.name)
+        })?;
+        if let Some(addr) = top.first() {
             self.load(&searcher, *addr)?;
         } else if count > 0 {
             return Err(SearchError::Corrupt("documents without a name".into()));
@@ -339,7 +352,7 @@ impl SearchIndex {
         }
         *self.seq.lock().unwrap_or_else(|e| e.into_inner()) = seq;
         self.reader.reload()?;
-        self.prune_cache();
+        self.prune_tables();
         Ok(())
     }
 
@@ -395,8 +408,8 @@ impl SearchIndex {
         }
     }
 
-    /// Drops cached documents of segments the current searcher no longer uses.
-    fn prune_cache(&self) {
+    /// Drops the tables of segments the current searcher no longer uses.
+    fn prune_tables(&self) {
         let live: HashSet<SegmentId> = self
             .reader
             .searcher()
@@ -404,31 +417,78 @@ impl SearchIndex {
             .iter()
             .map(|r| r.segment_id())
             .collect();
-        let mut cache = self.cache.write().unwrap_or_else(|e| e.into_inner());
-        cache.retain(|(segment, _), _| live.contains(segment));
+        self.tables.retain(&live);
     }
 
-    /// The document at `addr`, decoded once and then served from the cache.
-    fn cached(&self, searcher: &Searcher, addr: DocAddress) -> Result<Arc<SearchDoc>, SearchError> {
-        let key = (
-            searcher.segment_reader(addr.segment_ord).segment_id(),
-            addr.doc_id,
-        );
-        if let Some(doc) = self
-            .cache
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key)
+    /// The snapshot of `searcher`'s generation (built on first use).
+    fn snapshot(&self, searcher: &Searcher) -> Result<Arc<Snapshot>, SearchError> {
+        let generation = searcher.generation().generation_id();
         {
-            return Ok(doc.clone());
+            let current = self.snapshot.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(s) = current.as_ref().filter(|s| s.generation == generation) {
+                return Ok(s.clone());
+            }
         }
-        let doc = Arc::new(self.load(searcher, addr)?);
-        let mut cache = self.cache.write().unwrap_or_else(|e| e.into_inner());
-        if cache.len() >= MAX_CACHED_DOCS {
-            cache.clear();
+        let built = Arc::new(Snapshot::build(searcher, &self.tables)?);
+        let mut current = self.snapshot.lock().unwrap_or_else(|e| e.into_inner());
+        if current.as_ref().is_none_or(|s| s.generation < generation) {
+            *current = Some(built.clone());
         }
-        cache.insert(key, doc.clone());
-        Ok(doc)
+        Ok(built)
+    }
+
+    /// Builds the current generation's tables, hit records included, so
+    /// that the first queries after a commit or a merge do not wait for
+    /// them. The tailer calls it after each commit.
+    pub fn warm(&self) -> Result<(), SearchError> {
+        let searcher = self.reader.searcher();
+        let snapshot = self.snapshot(&searcher)?;
+        for (segment, table) in searcher.segment_readers().iter().zip(&snapshot.tables) {
+            if !table.has_records() {
+                table.records(segment, &self.fields)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Heap memory of the in-memory search tables (facet ordinals, facet
+    /// values and hit records of every live segment).
+    pub fn table_bytes(&self) -> usize {
+        self.tables.heap_bytes()
+    }
+
+    /// The document at `addr` as a hit shows it: from the segment's hit
+    /// record, or from the doc store when the record leaves it out.
+    fn hit_doc(
+        &self,
+        searcher: &Searcher,
+        snapshot: &Snapshot,
+        addr: DocAddress,
+    ) -> Result<SearchDoc, SearchError> {
+        let segment = searcher.segment_reader(addr.segment_ord);
+        if let Some(table) = snapshot.tables.get(addr.segment_ord as usize) {
+            if let Some(doc) = table.records(segment, &self.fields)?.doc(addr.doc_id)? {
+                return Ok(doc);
+            }
+        }
+        self.load(searcher, addr)
+    }
+
+    /// The registry name of the document at `addr`.
+    fn hit_name(
+        &self,
+        searcher: &Searcher,
+        snapshot: &Snapshot,
+        addr: DocAddress,
+    ) -> Result<String, SearchError> {
+        let segment = searcher.segment_reader(addr.segment_ord);
+        match snapshot.tables.get(addr.segment_ord as usize) {
+            Some(table) => Ok(table
+                .records(segment, &self.fields)?
+                .name(addr.doc_id)?
+                .to_string()),
+            None => self.load(searcher, addr).map(|d| d.name),
+        }
     }
 
     fn load(&self, searcher: &Searcher, addr: DocAddress) -> Result<SearchDoc, SearchError> {
@@ -481,63 +541,47 @@ impl SearchIndex {
         searcher: &Searcher,
         params: &SearchParams,
     ) -> Result<SearchResults, SearchError> {
+        let snapshot = self.snapshot(searcher)?;
         let mut words = QueryWords::analyze(&self.index, &params.q)?;
         words.mark_known(searcher, &self.fields)?;
-        let mut query = query::build(&self.fields, params, &words, Match::All);
-        if words.words.len() > 1 && searcher.search(&*query, &Count)? == 0 {
-            query = query::build(&self.fields, params, &words, Match::Any);
-        }
-        let top =
-            TopDocs::with_limit(params.per_page).and_offset((params.page - 1) * params.per_page);
-        let by_name = (SortByString::for_field("name"), Order::Asc);
-        let (total, facets, addrs) = match params.sort {
-            Sort::Relevance => run(
-                searcher,
-                &*query,
-                top.order_by((SortBySimilarityScore, by_name)),
-            )?,
-            Sort::Downloads => run(
-                searcher,
-                &*query,
-                top.order_by((
-                    (
-                        SortByStaticFastValue::<u64>::for_field("downloads"),
-                        Order::Desc,
-                    ),
-                    by_name,
-                )),
-            )?,
-            Sort::Recent => run(
-                searcher,
-                &*query,
-                top.order_by((
-                    (
-                        SortByStaticFastValue::<i64>::for_field("updated_at"),
-                        Order::Desc,
-                    ),
-                    by_name,
-                )),
-            )?,
-            Sort::Name => run(searcher, &*query, top.order_by(by_name))?,
+        // Without words or filters every tool matches: the facets are the
+        // generation's, counted once.
+        let everything = words.is_empty() && params.no_filters();
+        let offset = (params.page - 1) * params.per_page;
+        let collector = PageCollector {
+            tables: Arc::new(snapshot.tables.clone()),
+            sort: params.sort,
+            k: offset + params.per_page,
+            facets: !everything,
         };
+        let mut query = query::build(&self.fields, params, &words, Match::All);
+        let mut pages: Vec<SegmentPage> = searcher.search(&*query, &collector)?;
+        if words.words.len() > 1 && pages.iter().all(|p| p.count == 0) {
+            query = query::build(&self.fields, params, &words, Match::Any);
+            pages = searcher.search(&*query, &collector)?;
+        }
+        let total: u64 = pages.iter().map(|p| p.count).sum();
+        let facets = if everything {
+            snapshot.everything(searcher)
+        } else {
+            snapshot.facets(pages.iter().map(|p| (p.segment_ord as usize, &p.counts)))
+        };
+        let addrs = merge_top(&pages, offset, params.per_page, |addr| {
+            self.hit_name(searcher, &snapshot, addr)
+        })?;
 
-        let mut snippets = SnippetGenerator::create(searcher, &*query, self.fields.description)?;
-        snippets.set_max_num_chars(SNIPPET_CHARS);
         let mut hits = Vec::with_capacity(addrs.len());
-        for addr in addrs {
-            let doc = self.cached(searcher, addr)?;
-            let mut snippet = snippets.snippet(&doc.description);
-            snippet.set_snippet_prefix_postfix("<mark>", "</mark>");
-            let description = if snippet.highlighted().is_empty() {
-                escape_html(&clip_chars(&doc.description, SNIPPET_CHARS))
-            } else {
-                snippet_html(&snippet, &doc.description)
-            };
-            let name = highlight_name(&doc.name, &words);
-            hits.push(hit(&doc, Highlights { name, description }));
+        if !addrs.is_empty() {
+            let mut highlighter =
+                Highlighter::new(searcher, &*query, self.fields.description, &words)?;
+            for addr in addrs {
+                let doc = self.hit_doc(searcher, &snapshot, addr)?;
+                let highlights = highlighter.highlights(&doc);
+                hits.push(hit(doc, highlights));
+            }
         }
         Ok(SearchResults {
-            total: total as u64,
+            total,
             page: params.page,
             per_page: params.per_page,
             hits,
@@ -546,112 +590,74 @@ impl SearchIndex {
     }
 }
 
-fn run<C, K>(
-    searcher: &Searcher,
-    query: &dyn Query,
-    top: C,
-) -> Result<(usize, Facets, Vec<DocAddress>), SearchError>
-where
-    C: Collector<Fruit = Vec<(K, DocAddress)>>,
-{
-    let (count, facets, top) = searcher.search(query, &(Count, FacetCollector, top))?;
-    Ok((count, facets, top.into_iter().map(|(_, a)| a).collect()))
-}
-
-fn hit(doc: &SearchDoc, highlights: Highlights) -> SearchHit {
+fn hit(doc: SearchDoc, highlights: Highlights) -> SearchHit {
     SearchHit {
-        name: doc.name.clone(),
-        version: doc.version.clone(),
-        title: doc.title.clone(),
-        description: doc.description.clone(),
-        keywords: doc.keywords.clone(),
-        license: doc.license.clone(),
+        name: doc.name,
+        version: doc.version,
+        title: doc.title,
+        description: doc.description,
+        keywords: doc.keywords,
+        license: doc.license,
         format: doc.format,
         execution: doc.execution,
         tier: doc.tier,
         downloads: doc.downloads,
         updated_at: doc.updated_at,
         blocked: doc.blocked,
-        blocked_reason: doc.blocked_reason.clone(),
+        blocked_reason: doc.blocked_reason,
         highlights,
     }
 }
 
-/// Escapes text for HTML element content and attribute values.
-pub(crate) fn escape_html(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// The snippet as HTML, with `…` where the description was cut, and any
-/// trailing punctuation the fragment left off put back.
-fn snippet_html(snippet: &tantivy::snippet::Snippet, text: &str) -> String {
-    let range = snippet.fragment_range();
-    let mut html = String::new();
-    if range.start > 0 {
-        html.push('…');
-    }
-    html.push_str(&snippet.to_html());
-    let tail = text.get(range.end..).unwrap_or("");
-    if tail.chars().any(char::is_alphanumeric) {
-        html.push('…');
-    } else {
-        html.push_str(&escape_html(tail.trim_end()));
-    }
-    html
-}
-
-fn clip_chars(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        None => s.to_string(),
-        Some((i, _)) => format!("{}…", &s[..i]),
-    }
-}
-
-/// The registry name with the longest query word that starts each name word
-/// marked (`<mark>calc</mark>ulator`).
-fn highlight_name(name: &str, words: &QueryWords) -> String {
-    let mut out = String::with_capacity(name.len() + 16);
-    let mut rest = name;
-    while !rest.is_empty() {
-        let end = rest
-            .find(|c: char| !c.is_alphanumeric())
-            .unwrap_or(rest.len());
-        let (word, tail) = rest.split_at(end);
-        if word.is_empty() {
-            let sep_len = tail.chars().next().map_or(1, char::len_utf8);
-            out.push_str(&escape_html(&tail[..sep_len]));
-            rest = &tail[sep_len..];
-            continue;
-        }
-        let lower = word.to_lowercase();
-        let best = words
-            .words
-            .iter()
-            .map(|(w, _)| w.as_str())
-            .filter(|w| lower.starts_with(*w) && lower.len() == word.len())
-            .map(str::len)
-            .max();
-        match best {
-            Some(n) => {
-                out.push_str("<mark>");
-                out.push_str(&escape_html(&word[..n]));
-                out.push_str("</mark>");
-                out.push_str(&escape_html(&word[n..]));
+#[cfg(test)]
+impl SearchIndex {
+    /// The description highlights of `params`' hits as tantivy's own
+    /// `SnippetGenerator` makes them: what [`Highlighter`] must equal.
+    pub(crate) fn reference_snippets(&self, params: &SearchParams) -> Vec<String> {
+        use super::highlight::{clip_chars, escape_html};
+        let searcher = self.reader.searcher();
+        let results = self.query(params).expect("query");
+        let mut words = QueryWords::analyze(&self.index, &params.q).expect("words");
+        words.mark_known(&searcher, &self.fields).expect("known");
+        let mut query = query::build(&self.fields, params, &words, Match::All);
+        if words.words.len() > 1 && results.total > 0 {
+            let all = searcher
+                .search(&*query, &tantivy::collector::Count)
+                .expect("count");
+            if all == 0 {
+                query = query::build(&self.fields, params, &words, Match::Any);
             }
-            None => out.push_str(&escape_html(word)),
+        } else if words.words.len() > 1 {
+            query = query::build(&self.fields, params, &words, Match::Any);
         }
-        rest = tail;
+        let mut generator =
+            tantivy::snippet::SnippetGenerator::create(&searcher, &*query, self.fields.description)
+                .expect("generator");
+        generator.set_max_num_chars(200);
+        results
+            .hits
+            .iter()
+            .map(|hit| {
+                let text = &hit.description;
+                let mut snippet = generator.snippet(text);
+                snippet.set_snippet_prefix_postfix("<mark>", "</mark>");
+                if snippet.highlighted().is_empty() {
+                    return escape_html(&clip_chars(text, 200));
+                }
+                let range = snippet.fragment_range();
+                let mut html = String::new();
+                if range.start > 0 {
+                    html.push('…');
+                }
+                html.push_str(&snippet.to_html());
+                let tail = text.get(range.end..).unwrap_or("");
+                if tail.chars().any(char::is_alphanumeric) {
+                    html.push('…');
+                } else {
+                    html.push_str(&escape_html(tail.trim_end()));
+                }
+                html
+            })
+            .collect()
     }
-    out
 }

@@ -111,6 +111,15 @@ impl SearchParams {
         }
     }
 
+    /// True when no filter (keyword, license, format, execution, tier) is set.
+    pub fn no_filters(&self) -> bool {
+        self.keyword.is_none()
+            && self.license.is_none()
+            && self.format.is_none()
+            && self.execution.is_none()
+            && self.tier.is_none()
+    }
+
     /// Checks every limit; used by [`SearchQuery::parse`] and by
     /// [`super::SearchIndex::query`] (so typed callers get the same checks).
     pub fn validate(&self) -> Result<(), SearchError> {

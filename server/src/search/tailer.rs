@@ -293,6 +293,11 @@ impl Tailer {
                                 tracing::warn!(error = %e, "search download counts not refreshed");
                             }
                         }
+                        // Build the tables of new segments now rather than
+                        // in the first query that needs them.
+                        if let Err(e) = self.index.warm() {
+                            tracing::warn!(error = %e, "search tables not built");
+                        }
                     }
                     match rx.recv_timeout(interval) {
                         Ok(()) | Err(RecvTimeoutError::Timeout) => {}
