@@ -160,6 +160,13 @@ impl Db {
     pub fn connect(url: &str) -> AppResult<Db> {
         let (backend, conn_url) =
             if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+                // libpq speaks TLS through OpenSSL, which by default frees
+                // its state in an `atexit` handler; a thread still inside
+                // libpq at exit (the search tailer's poll, a connection
+                // being opened) then crashed the process (SIGSEGV seen at
+                // the end of a test binary). Initialize OpenSSL first,
+                // without that handler.
+                openssl_sys::init();
                 (Backend::Postgres, url.to_string())
             } else {
                 configure_sqlite();
