@@ -302,7 +302,17 @@ impl SearchIndex {
         d.add_text(f.tier, doc.tier.as_str());
         d.add_u64(f.downloads, doc.downloads);
         d.add_i64(f.updated_at, doc.updated_at.timestamp_micros());
-        let json = serde_json::to_string(doc).map_err(|e| SearchError::Corrupt(e.to_string()))?;
+        // The stored form is what hits are rendered from; the notes (up to
+        // 8 KiB of README per tool) are only searched, never shown, and
+        // kept in the doc store they made it ten times larger (a 100,000-tool
+        // registry: 193 MB of store, all of it read — and resident, being
+        // mapped — when the hit tables are built).
+        let shown = SearchDoc {
+            notes: String::new(),
+            ..doc.clone()
+        };
+        let json =
+            serde_json::to_string(&shown).map_err(|e| SearchError::Corrupt(e.to_string()))?;
         d.add_text(f.stored, json);
         Ok(d)
     }

@@ -20,9 +20,10 @@ pub(crate) const STEM: &str = "en_stem";
 pub(crate) const PREFIX_MIN: usize = 2;
 pub(crate) const PREFIX_MAX: usize = 20;
 
-/// Bump when the schema or analysis changes: an index written by another
-/// schema version is rebuilt at open.
-pub(crate) const SCHEMA_VERSION: u32 = 1;
+/// Bump when the schema, the analysis or the stored form changes: an index
+/// written by another schema version is rebuilt at open. (2: stored
+/// documents without their usage notes.)
+pub(crate) const SCHEMA_VERSION: u32 = 2;
 
 /// The fields of the index.
 #[derive(Debug, Clone, Copy)]

@@ -540,7 +540,9 @@ fn truncated_segment_files_are_rebuilt() {
 fn an_index_of_another_schema_version_is_rebuilt() {
     corrupt_and_reopen(|dir| {
         let meta = std::fs::read_to_string(dir.join("meta.json")).unwrap();
-        let meta = meta.replace("\\\"schema\\\":1", "\\\"schema\\\":999");
+        let current = format!("\\\"schema\\\":{}", super::schema::SCHEMA_VERSION);
+        assert!(meta.contains(&current), "{meta}");
+        let meta = meta.replace(&current, "\\\"schema\\\":999");
         assert!(meta.contains("999"), "{meta}");
         std::fs::write(dir.join("meta.json"), meta).unwrap();
     });
