@@ -9,6 +9,19 @@
 //! per-generation [`Snapshot`]; [`SearchIndex::warm`] builds them ahead of
 //! the first query (the tailer calls it after each commit). Whole answers
 //! are also remembered per generation (the answer cache).
+//!
+//! # The writer
+//!
+//! tantivy's `IndexWriter` holds memory for as long as it lives — its
+//! document queue alone preallocates 10,000 slots (~5 MB, written at
+//! creation and again at every commit), plus its indexing and merge threads
+//! — which was a quarter of a small registry's heap while nothing was being
+//! indexed. So the writer is created when the first change is staged and
+//! released by [`SearchIndex::release_writer`] (the tailer calls it after a
+//! few idle seconds), once its merges are done. Exclusive use of the
+//! directory does not depend on the writer's lock: an index opened from a
+//! directory holds a lock of its own ([`PROCESS_LOCK`]) for its lifetime, so
+//! a second server or `reindex` on the same directory is refused as before.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -16,8 +29,9 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use tantivy::collector::TopDocs;
-use tantivy::directory::MmapDirectory;
+use tantivy::directory::{Directory, DirectoryLock, Lock, MmapDirectory};
 use tantivy::index::SegmentId;
+use tantivy::indexer::IndexWriterOptions;
 use tantivy::query::TermQuery;
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{
@@ -36,6 +50,8 @@ use super::{SearchDoc, SearchError};
 
 /// Memory the index writer may use before it flushes a segment.
 const WRITER_MEMORY: usize = 50_000_000;
+/// The lock file an index opened from a directory holds while it is open.
+pub(crate) const PROCESS_LOCK: &str = ".toolreg-index.lock";
 /// Most answers kept per searcher generation.
 const DEFAULT_RESULT_CACHE: usize = 1024;
 
@@ -65,7 +81,9 @@ pub struct SearchIndex {
     index: Index,
     fields: Fields,
     reader: IndexReader,
-    writer: Mutex<IndexWriter>,
+    writer: Mutex<WriterSlot>,
+    /// This process's hold on the directory (`None` in memory).
+    _lock: Option<DirectoryLock>,
     state: OpenState,
     seq: Mutex<Option<i64>>,
     /// Facet ordinals and hit records of each segment (segments are
@@ -77,6 +95,14 @@ pub struct SearchIndex {
     /// Whole answers of the current searcher generation, by parameters
     /// (repeated queries such as the front page cost a lookup).
     results: Mutex<ResultCache>,
+}
+
+/// The writer, while there is one.
+#[derive(Default)]
+struct WriterSlot {
+    writer: Option<IndexWriter>,
+    /// Changes were staged since the last commit or rollback.
+    staged: bool,
 }
 
 #[derive(Default)]
@@ -200,13 +226,30 @@ impl SearchIndex {
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()?;
-        let writer = index.writer_with_num_threads(1, WRITER_MEMORY)?;
+        let lock = match dir {
+            Some(_) => Some(
+                index
+                    .directory()
+                    .acquire_lock(&Lock {
+                        filepath: PathBuf::from(PROCESS_LOCK),
+                        is_blocking: false,
+                    })
+                    .map_err(|e| {
+                        TantivyError::LockFailure(
+                            e,
+                            Some("another process has this search index open".into()),
+                        )
+                    })?,
+            ),
+            None => None,
+        };
         Ok(SearchIndex {
             dir,
             index,
             fields,
             reader,
-            writer: Mutex::new(writer),
+            writer: Mutex::new(WriterSlot::default()),
+            _lock: lock,
             state,
             seq: Mutex::new(seq),
             tables: TableCache::default(),
@@ -265,8 +308,59 @@ impl SearchIndex {
         *self.seq.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn writer(&self) -> std::sync::MutexGuard<'_, IndexWriter> {
+    fn slot(&self) -> std::sync::MutexGuard<'_, WriterSlot> {
         self.writer.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `f` on the writer, creating it if there is none. `stage` says
+    /// whether `f` stages changes (then the writer is kept until a commit
+    /// or rollback).
+    fn with_writer<T>(
+        &self,
+        stage: bool,
+        f: impl FnOnce(&mut IndexWriter) -> Result<T, SearchError>,
+    ) -> Result<T, SearchError> {
+        let mut slot = self.slot();
+        let writer = match &mut slot.writer {
+            Some(writer) => writer,
+            none => none.insert(
+                self.index.writer_with_options(
+                    IndexWriterOptions::builder()
+                        .memory_budget_per_thread(WRITER_MEMORY)
+                        .num_worker_threads(1)
+                        .num_merge_threads(1)
+                        .build(),
+                )?,
+            ),
+        };
+        let out = f(writer)?;
+        if stage {
+            slot.staged = true;
+        }
+        Ok(out)
+    }
+
+    /// Releases the writer and the memory it holds, after waiting for its
+    /// merges, unless changes are staged. Returns whether there was one to
+    /// release. The next staged change creates a new writer.
+    pub fn release_writer(&self) -> Result<bool, SearchError> {
+        let writer = {
+            let mut slot = self.slot();
+            if slot.staged {
+                return Ok(false);
+            }
+            match slot.writer.take() {
+                Some(writer) => writer,
+                None => return Ok(false),
+            }
+        };
+        writer.wait_merging_threads()?;
+        Ok(true)
+    }
+
+    /// Whether a writer exists now (tests).
+    pub fn has_writer(&self) -> bool {
+        self.slot().writer.is_some()
     }
 
     fn document(&self, doc: &SearchDoc) -> Result<TantivyDocument, SearchError> {
@@ -321,23 +415,27 @@ impl SearchIndex {
     /// Visible after [`commit`](Self::commit).
     pub fn upsert(&self, doc: &SearchDoc) -> Result<(), SearchError> {
         let d = self.document(doc)?;
-        let writer = self.writer();
-        writer.delete_term(Term::from_field_text(self.fields.name, &doc.name));
-        writer.add_document(d)?;
-        Ok(())
+        self.with_writer(true, |writer| {
+            writer.delete_term(Term::from_field_text(self.fields.name, &doc.name));
+            writer.add_document(d)?;
+            Ok(())
+        })
     }
 
     /// Stages the removal of a tool. Visible after [`commit`](Self::commit).
     pub fn remove(&self, name: &str) -> Result<(), SearchError> {
-        self.writer()
-            .delete_term(Term::from_field_text(self.fields.name, name));
-        Ok(())
+        self.with_writer(true, |writer| {
+            writer.delete_term(Term::from_field_text(self.fields.name, name));
+            Ok(())
+        })
     }
 
     /// Stages the removal of every tool (before a full rebuild).
     pub fn clear(&self) -> Result<(), SearchError> {
-        self.writer().delete_all_documents()?;
-        Ok(())
+        self.with_writer(true, |writer| {
+            writer.delete_all_documents()?;
+            Ok(())
+        })
     }
 
     /// Commits staged changes and makes them searchable now.
@@ -354,12 +452,13 @@ impl SearchIndex {
             seq,
         })
         .map_err(|e| SearchError::Corrupt(e.to_string()))?;
-        {
-            let mut writer = self.writer();
+        self.with_writer(false, |writer| {
             let mut prepared = writer.prepare_commit()?;
             prepared.set_payload(&payload);
             prepared.commit()?;
-        }
+            Ok(())
+        })?;
+        self.slot().staged = false;
         *self.seq.lock().unwrap_or_else(|e| e.into_inner()) = seq;
         self.reader.reload()?;
         self.prune_tables();
@@ -368,7 +467,11 @@ impl SearchIndex {
 
     /// Discards staged, uncommitted changes.
     pub fn rollback(&self) -> Result<(), SearchError> {
-        self.writer().rollback()?;
+        let mut slot = self.slot();
+        if let Some(writer) = &mut slot.writer {
+            writer.rollback()?;
+        }
+        slot.staged = false;
         Ok(())
     }
 

@@ -79,6 +79,9 @@ pub struct TailerOptions {
     /// How often download counts are brought up to date (they change
     /// without a change-log entry).
     pub downloads_interval: Duration,
+    /// How long the index may go without changes before its writer (and
+    /// the memory it holds) is released ([`SearchIndex::release_writer`]).
+    pub release_writer_after: Duration,
 }
 
 impl Default for TailerOptions {
@@ -86,6 +89,7 @@ impl Default for TailerOptions {
         TailerOptions {
             poll_interval: Duration::from_millis(100),
             downloads_interval: Duration::from_secs(60),
+            release_writer_after: Duration::from_secs(5),
             gap_timeout: Duration::from_secs(30),
             batch: 1000,
             max_gaps: 1000,
@@ -274,23 +278,47 @@ impl Tailer {
             .spawn(move || {
                 let mut rebuilt = !self.index.needs_rebuild();
                 let mut downloads_at = Instant::now();
+                let mut changed_at = Instant::now();
                 loop {
                     if !rebuilt {
                         match self.reindex() {
-                            Ok(_) => rebuilt = true,
+                            Ok(_) => {
+                                rebuilt = true;
+                                changed_at = Instant::now();
+                            }
                             Err(e) => {
                                 tracing::warn!(error = %e, "search index rebuild failed; retrying")
                             }
                         }
                     }
                     if rebuilt {
-                        if let Err(e) = self.poll() {
-                            tracing::warn!(error = %e, "search index update failed; retrying");
+                        match self.poll() {
+                            Ok(0) => {}
+                            Ok(_) => changed_at = Instant::now(),
+                            Err(e) => {
+                                tracing::warn!(error = %e, "search index update failed; retrying")
+                            }
                         }
                         if downloads_at.elapsed() >= self.opts.downloads_interval {
                             downloads_at = Instant::now();
-                            if let Err(e) = self.refresh_downloads() {
-                                tracing::warn!(error = %e, "search download counts not refreshed");
+                            match self.refresh_downloads() {
+                                Ok(0) => {}
+                                Ok(_) => changed_at = Instant::now(),
+                                Err(e) => tracing::warn!(
+                                    error = %e,
+                                    "search download counts not refreshed"
+                                ),
+                            }
+                        }
+                        // Idle: give back the writer's memory (it is made
+                        // again by the next change).
+                        if changed_at.elapsed() >= self.opts.release_writer_after {
+                            match self.index.release_writer() {
+                                Ok(true) => tracing::debug!("search index writer released"),
+                                Ok(false) => {}
+                                Err(e) => {
+                                    tracing::warn!(error = %e, "search index writer not released")
+                                }
                             }
                         }
                         // Build the tables of new segments now rather than

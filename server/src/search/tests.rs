@@ -480,6 +480,46 @@ fn a_second_writer_is_refused_without_harm() {
     );
 }
 
+#[test]
+fn the_writer_is_released_when_idle_and_made_again_for_the_next_change() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("index");
+    let index = SearchIndex::open(&dir).unwrap();
+    assert!(!index.has_writer(), "no writer before the first change");
+    index.upsert(&doc("calculator", "Adds numbers.")).unwrap();
+    // Staged changes keep the writer: releasing would lose them.
+    assert!(!index.release_writer().unwrap());
+    assert!(index.has_writer());
+    index.commit_at(Some(1)).unwrap();
+    assert!(index.release_writer().unwrap());
+    assert!(!index.has_writer());
+    assert!(!index.release_writer().unwrap(), "nothing left to release");
+    // Still searchable, and the directory is still this process's.
+    assert_eq!(names(&search(&index, "calculator")), ["calculator"]);
+    assert!(
+        SearchIndex::open(&dir).is_err(),
+        "a second open is refused while the writer is released"
+    );
+    index
+        .upsert(&doc("weather-forecast", "Forecasts."))
+        .unwrap();
+    index.remove("calculator").unwrap();
+    index.commit_at(Some(3)).unwrap();
+    assert!(index.has_writer());
+    assert_eq!(names(&search(&index, "forecasts")), ["weather-forecast"]);
+    assert_eq!(search(&index, "calculator").total, 0);
+    // A rollback after a release and a new stage drops only what was staged.
+    assert!(index.release_writer().unwrap());
+    index.upsert(&doc("abacus", "Counts.")).unwrap();
+    index.rollback().unwrap();
+    index.commit().unwrap();
+    assert_eq!(search(&index, "abacus").total, 0);
+    drop(index);
+    let reopened = SearchIndex::open(&dir).unwrap();
+    assert_eq!(reopened.applied_seq(), Some(3));
+    assert_eq!(names(&search(&reopened, "forecasts")), ["weather-forecast"]);
+}
+
 fn corrupt_and_reopen(damage: impl Fn(&std::path::Path)) -> SearchIndex {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("index");
@@ -796,6 +836,34 @@ fn a_spawned_tailer_rebuilds_then_follows() {
     source.publish(doc("beta-tool", "Second."));
     handle.nudge();
     wait(2);
+    handle.stop();
+}
+
+#[test]
+fn a_spawned_tailer_releases_the_idle_writer_and_follows_on() {
+    let source = Arc::new(FakeSource::default());
+    source.publish(doc("alpha-tool", "First."));
+    let index = Arc::new(SearchIndex::in_memory().unwrap());
+    let opts = TailerOptions {
+        poll_interval: Duration::from_millis(10),
+        release_writer_after: Duration::from_millis(50),
+        ..TailerOptions::default()
+    };
+    let handle = Tailer::new(index.clone(), source.clone(), opts)
+        .spawn()
+        .unwrap();
+    let until = |what: &str, done: &dyn Fn() -> bool| {
+        let start = std::time::Instant::now();
+        while !done() {
+            assert!(start.elapsed() < Duration::from_secs(5), "never: {what}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    until("alpha indexed", &|| index.num_tools() == 1);
+    until("writer released", &|| !index.has_writer());
+    source.publish(doc("beta-tool", "Second."));
+    until("beta indexed by a new writer", &|| index.num_tools() == 2);
+    until("writer released again", &|| !index.has_writer());
     handle.stop();
 }
 
