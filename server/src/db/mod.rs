@@ -12,6 +12,8 @@ use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
 use crate::error::{internal, AppError, AppResult};
 
+mod sqlite_memory;
+
 /// Migrations for each backend; the SQL differs, the schema is the same.
 pub const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/sqlite");
 pub const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/postgres");
@@ -119,24 +121,36 @@ impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for SqlitePragmas {
 /// at a time, so SQLite's per-call connection mutex is not needed) and no
 /// memory statistics (their global mutex is taken on every SQLite
 /// allocation, and the two HTTP workers' lookups contended on it).
+/// SQLite also allocates through mimalloc (`sqlite_memory`), as the rest
+/// of the server does, instead of glibc's malloc.
 /// If SQLite was already initialized (someone opened a connection first),
 /// the defaults stay: slower, equally correct.
 fn configure_sqlite() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        use libsqlite3_sys::{sqlite3_config, SQLITE_CONFIG_MEMSTATUS, SQLITE_CONFIG_MULTITHREAD};
-        // SAFETY: both options take the documented arguments (none; one
-        // int) and are set before any connection is opened by this crate.
-        let (threads, memstatus) = unsafe {
+        use libsqlite3_sys::{
+            sqlite3_config, SQLITE_CONFIG_MALLOC, SQLITE_CONFIG_MEMSTATUS,
+            SQLITE_CONFIG_MULTITHREAD,
+        };
+        let memory = sqlite_memory::methods();
+        // SAFETY: each option takes the documented arguments (none; one
+        // int; a pointer to a `sqlite3_mem_methods`, which SQLite copies)
+        // and is set before any connection is opened by this crate.
+        let (threads, memstatus, malloc) = unsafe {
             (
                 sqlite3_config(SQLITE_CONFIG_MULTITHREAD),
                 sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0 as std::ffi::c_int),
+                sqlite3_config(
+                    SQLITE_CONFIG_MALLOC,
+                    &memory as *const libsqlite3_sys::sqlite3_mem_methods,
+                ),
             )
         };
-        if threads != 0 || memstatus != 0 {
+        if threads != 0 || memstatus != 0 || malloc != 0 {
             tracing::debug!(
                 threads,
                 memstatus,
+                malloc,
                 "SQLite was initialized already; kept its defaults"
             );
         }
@@ -289,7 +303,9 @@ impl Db {
     where
         F: FnOnce(&mut DbConnection) -> AppResult<T>,
     {
-        let mut conn = self.conn()?;
+        // The lock first, then the connection: writers queued on the lock
+        // don't each hold a pooled connection (and its page cache) while
+        // they wait.
         let _guard = match self.backend {
             Backend::Sqlite => Some(
                 self.write_lock
@@ -298,6 +314,7 @@ impl Db {
             ),
             Backend::Postgres => None,
         };
+        let mut conn = self.conn()?;
         conn.transaction::<T, AppError, _>(|conn| f(conn))
     }
 
