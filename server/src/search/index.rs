@@ -54,6 +54,11 @@ const WRITER_MEMORY: usize = 50_000_000;
 pub(crate) const PROCESS_LOCK: &str = ".toolreg-index.lock";
 /// Most answers kept per searcher generation.
 const DEFAULT_RESULT_CACHE: usize = 1024;
+/// Most memory the kept answers of a generation may take, by
+/// [`SearchResults::heap_bytes`]. A count alone did not bound it: 1,024
+/// distinct queries at `per_page=100` with long descriptions and their
+/// highlighted copies could hold hundreds of megabytes.
+pub(crate) const RESULT_CACHE_BYTES: usize = 8 * 1024 * 1024;
 
 /// What [`SearchIndex::open`] found on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,11 +110,22 @@ struct WriterSlot {
     staged: bool,
 }
 
+/// The answers of one searcher generation. When the next answer would
+/// exceed the count or the byte budget, the cache starts over.
 #[derive(Default)]
 struct ResultCache {
     generation: u64,
     capacity: usize,
+    /// [`SearchResults::heap_bytes`] of the entries plus their keys.
+    bytes: usize,
     entries: HashMap<String, SearchResults>,
+}
+
+impl ResultCache {
+    fn clear(&mut self) {
+        self.entries.clear();
+        self.bytes = 0;
+    }
 }
 
 impl std::fmt::Debug for SearchIndex {
@@ -618,7 +634,14 @@ impl SearchIndex {
     pub fn set_result_cache(&self, capacity: usize) {
         let mut cache = self.results.lock().unwrap_or_else(|e| e.into_inner());
         cache.capacity = capacity;
-        cache.entries.clear();
+        cache.clear();
+    }
+
+    /// The answers kept for the current generation, and their bytes.
+    #[cfg(test)]
+    pub(crate) fn result_cache_usage(&self) -> (usize, usize) {
+        let cache = self.results.lock().unwrap_or_else(|e| e.into_inner());
+        (cache.entries.len(), cache.bytes)
     }
 
     /// Runs a search. Parameters are validated again here; a bad one is
@@ -632,7 +655,7 @@ impl SearchIndex {
             let mut cache = self.results.lock().unwrap_or_else(|e| e.into_inner());
             if cache.generation != generation {
                 cache.generation = generation;
-                cache.entries.clear();
+                cache.clear();
             }
             if let Some(hit) = cache.entries.get(&key) {
                 return Ok(hit.clone());
@@ -640,11 +663,14 @@ impl SearchIndex {
         }
         let results = self.run_query(&searcher, params)?;
         let mut cache = self.results.lock().unwrap_or_else(|e| e.into_inner());
-        if cache.generation == generation && cache.capacity > 0 {
-            if cache.entries.len() >= cache.capacity {
-                cache.entries.clear();
+        let bytes = key.len() + results.heap_bytes();
+        if cache.generation == generation && cache.capacity > 0 && bytes <= RESULT_CACHE_BYTES {
+            if cache.entries.len() >= cache.capacity || cache.bytes + bytes > RESULT_CACHE_BYTES {
+                cache.clear();
             }
-            cache.entries.insert(key, results.clone());
+            if cache.entries.insert(key, results.clone()).is_none() {
+                cache.bytes += bytes;
+            }
         }
         Ok(results)
     }

@@ -17,6 +17,44 @@ pub struct SearchResults {
     pub facets: Facets,
 }
 
+impl SearchResults {
+    /// Roughly the memory this answer holds: its structs and the text they
+    /// own (what the per-generation answer cache weighs it by).
+    pub fn heap_bytes(&self) -> usize {
+        let hits: usize = self.hits.iter().map(SearchHit::heap_bytes).sum();
+        std::mem::size_of::<SearchResults>() + hits + self.facets.heap_bytes()
+    }
+}
+
+impl SearchHit {
+    fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<SearchHit>()
+            + self.name.len()
+            + self.version.len()
+            + self.title.as_ref().map_or(0, String::len)
+            + self.description.len()
+            + self
+                .keywords
+                .iter()
+                .map(|k| k.len() + std::mem::size_of::<String>())
+                .sum::<usize>()
+            + self.license.as_ref().map_or(0, String::len)
+            + self.blocked_reason.as_ref().map_or(0, String::len)
+            + self.highlights.name.len()
+            + self.highlights.description.len()
+    }
+}
+
+impl Facets {
+    fn heap_bytes(&self) -> usize {
+        [&self.license, &self.keyword, &self.execution, &self.tier]
+            .iter()
+            .flat_map(|f| f.0.iter())
+            .map(|(value, _)| value.len() + std::mem::size_of::<(String, u64)>())
+            .sum()
+    }
+}
+
 /// One tool in the results.
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchHit {

@@ -1103,3 +1103,43 @@ fn snippets_equal_tantivys() {
     }
     assert!(marked >= 30, "only {marked} snippets with a match");
 }
+
+#[test]
+fn kept_answers_stay_within_their_byte_budget() {
+    // 150 tools whose descriptions are 8 KB each: a page of 100 hits holds
+    // ~0.9 MB, and 16 such answers are well over the budget.
+    let long = "weather forecast for the city and the region ".repeat(180);
+    let docs: Vec<SearchDoc> = (0..150)
+        .map(|i| doc(&format!("weather-tool-{i:03}"), &long))
+        .collect();
+    let index = index_of(&docs);
+    let mut largest = 0;
+    for q in ["weather", "forecast"] {
+        for page in 1..=2 {
+            for sort in [Sort::Relevance, Sort::Name, Sort::Downloads, Sort::Recent] {
+                let mut params = SearchParams::q(q);
+                params.per_page = 100;
+                params.page = page;
+                params.sort = sort;
+                let answer = index.query(&params).unwrap();
+                largest = largest.max(answer.heap_bytes());
+                let (_, bytes) = index.result_cache_usage();
+                assert!(
+                    bytes <= super::index::RESULT_CACHE_BYTES,
+                    "the cache holds {bytes} bytes, over its budget"
+                );
+            }
+        }
+    }
+    assert!(
+        largest > super::index::RESULT_CACHE_BYTES / 16,
+        "the test's answers are too small ({largest} bytes) to fill the budget"
+    );
+    // Small answers are still kept and served from the cache.
+    let small = SearchParams::q("weather");
+    let first = index.query(&small).unwrap();
+    let (entries, _) = index.result_cache_usage();
+    assert!(entries >= 1);
+    assert_eq!(names(&index.query(&small).unwrap()), names(&first));
+    assert_eq!(index.result_cache_usage().0, entries, "a repeat is a hit");
+}
