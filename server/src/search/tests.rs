@@ -42,6 +42,15 @@ fn names(r: &SearchResults) -> Vec<&str> {
     r.hits.iter().map(|h| h.name.as_str()).collect()
 }
 
+/// Waits (up to 5 s) until `done` holds; a spawned tailer works on its own thread.
+fn wait_until(what: &str, done: impl Fn() -> bool) {
+    let start = std::time::Instant::now();
+    while !done() {
+        assert!(start.elapsed() < Duration::from_secs(5), "never: {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 fn search(index: &SearchIndex, q: &str) -> SearchResults {
     index.query(&SearchParams::q(q)).unwrap()
 }
@@ -821,21 +830,10 @@ fn a_spawned_tailer_rebuilds_then_follows() {
     let handle = Tailer::new(index.clone(), source.clone(), opts)
         .spawn()
         .unwrap();
-    let wait = |n: u64| {
-        let start = std::time::Instant::now();
-        while index.num_tools() != n {
-            assert!(
-                start.elapsed() < Duration::from_secs(5),
-                "index has {} tools, want {n}",
-                index.num_tools()
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    };
-    wait(1);
+    wait_until("alpha indexed", || index.num_tools() == 1);
     source.publish(doc("beta-tool", "Second."));
     handle.nudge();
-    wait(2);
+    wait_until("beta indexed", || index.num_tools() == 2);
     handle.stop();
 }
 
@@ -852,18 +850,11 @@ fn a_spawned_tailer_releases_the_idle_writer_and_follows_on() {
     let handle = Tailer::new(index.clone(), source.clone(), opts)
         .spawn()
         .unwrap();
-    let until = |what: &str, done: &dyn Fn() -> bool| {
-        let start = std::time::Instant::now();
-        while !done() {
-            assert!(start.elapsed() < Duration::from_secs(5), "never: {what}");
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    };
-    until("alpha indexed", &|| index.num_tools() == 1);
-    until("writer released", &|| !index.has_writer());
+    wait_until("alpha indexed", || index.num_tools() == 1);
+    wait_until("writer released", || !index.has_writer());
     source.publish(doc("beta-tool", "Second."));
-    until("beta indexed by a new writer", &|| index.num_tools() == 2);
-    until("writer released again", &|| !index.has_writer());
+    wait_until("beta indexed by a new writer", || index.num_tools() == 2);
+    wait_until("writer released again", || !index.has_writer());
     handle.stop();
 }
 
