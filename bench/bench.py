@@ -13,12 +13,15 @@ and each size N, on loopback only:
   5. RSS after the load, peak RSS, and the start-up time of a restart with N
      tools in the database.
 
-nginx serving the same bundle file from disk, measured with the same wrk
-settings in the same run, is the physical limit the download and metadata
-figures are compared with. Prints a Markdown table and writes it to --out.
+nginx serving the same bytes from disk, measured with the same wrk settings
+in the same run, is the physical limit: for downloads the bundle file; for
+metadata the N tool summaries the server sent, one file each at the same
+path, asked for at random like the server's. Prints a Markdown table and
+writes it to --out.
 """
 
 import argparse
+import http.client
 import json
 import os
 import shutil
@@ -234,6 +237,11 @@ def run_config(args, backend, n, workdir, words):
         row["errors"] = meta["errors"] + dl["errors"] + search_lat["errors"] + search_qps["errors"]
         row["rss_after_mib"] = server.rss_mib()
         row["rss_peak_mib"] = server.peak_rss_mib()
+        ng = nginx_metadata(args, workdir, server.url, n)
+        row["nginx_metadata_rps"] = ng["metadata_rps"]
+        row["errors"] += ng["errors"]
+        log(f"{backend} N={n}: metadata {meta['rps']:.0f} req/s; nginx serving the same {n} summaries "
+            f"from files: {ng['metadata_rps']:.0f} req/s")
         server.stop()
         row["start_loaded_s"] = server.start()
         time.sleep(0.5)
@@ -248,19 +256,27 @@ def run_config(args, backend, n, workdir, words):
     return row
 
 
-def run_nginx(args, workdir, bundle_bytes):
-    root = os.path.join(workdir, "nginx")
-    os.makedirs(os.path.join(root, "html"), exist_ok=True)
-    # nginx workers may run as an unprivileged user: let them read the file.
-    for d in (workdir, root, os.path.join(root, "html")):
-        os.chmod(d, 0o755)
-    os.makedirs(os.path.join(root, "logs"), exist_ok=True)
-    with open(os.path.join(root, "html", "bundle.tar.gz"), "wb") as f:
-        f.write(bundle_bytes)
-    port = free_port()
-    conf = os.path.join(root, "nginx.conf")
-    with open(conf, "w") as f:
-        f.write(f"""worker_processes 2;
+class Nginx:
+    """nginx (2 workers, sendfile, no access log) serving files from `root`/html."""
+
+    def __init__(self, root):
+        self.root = root
+        html = os.path.join(root, "html")
+        os.makedirs(html, exist_ok=True)
+        os.makedirs(os.path.join(root, "logs"), exist_ok=True)
+        os.makedirs(os.path.join(root, "tmp"), exist_ok=True)
+        # nginx workers may run as an unprivileged user: let them read the files.
+        d = html
+        while True:
+            os.chmod(d, 0o755)
+            if d == os.path.dirname(root):
+                break
+            d = os.path.dirname(d)
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        conf = os.path.join(root, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write(f"""worker_processes 2;
 pid {root}/nginx.pid;
 error_log {root}/logs/error.log warn;
 daemon off;
@@ -271,6 +287,7 @@ http {{
     tcp_nopush on;
     keepalive_requests 1000000;
     types {{ application/gzip gz; }}
+    default_type application/json;
     client_body_temp_path {root}/tmp;
     proxy_temp_path {root}/tmp;
     fastcgi_temp_path {root}/tmp;
@@ -278,29 +295,73 @@ http {{
     scgi_temp_path {root}/tmp;
     server {{
         listen 127.0.0.1:{port};
-        root {root}/html;
+        root {html};
         etag on;
     }}
 }}
 """)
-    os.makedirs(os.path.join(root, "tmp"), exist_ok=True)
-    proc = subprocess.Popen(["nginx", "-c", conf, "-p", root], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        url = f"http://127.0.0.1:{port}/bundle.tar.gz"
+        self.proc = subprocess.Popen(["nginx", "-c", conf, "-p", root],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def wait_serving(self, path, body):
         for _ in range(200):
             try:
-                status, body = http_get(url)
-                if status == 200 and body == bundle_bytes:
-                    break
+                status, got = http_get(self.url + path)
+                if status == 200 and got == body:
+                    return
             except (urllib.error.URLError, OSError):
-                time.sleep(0.02)
-        else:
-            raise RuntimeError("nginx did not serve the bundle")
-        r = wrk(url, "static", args.duration, args.connections)
+                pass
+            time.sleep(0.02)
+        raise RuntimeError(f"nginx did not serve {path}")
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+
+
+def run_nginx(args, workdir, bundle_bytes):
+    """nginx serving one bundle file: the download figures' limit."""
+    nginx = Nginx(os.path.join(workdir, "nginx"))
+    try:
+        with open(os.path.join(nginx.root, "html", "bundle.tar.gz"), "wb") as f:
+            f.write(bundle_bytes)
+        nginx.wait_serving("/bundle.tar.gz", bundle_bytes)
+        r = wrk(nginx.url + "/bundle.tar.gz", "static", args.duration, args.connections)
         return {"download_rps": r["rps"], "p99_ms": r["p99_us"] / 1000, "errors": r["errors"]}
     finally:
-        proc.terminate()
-        proc.wait()
+        nginx.stop()
+
+
+def nginx_metadata(args, workdir, server_url, n):
+    """nginx serving the N tool summaries the server just sent, each from
+    its own file at the same path (/api/v1/tools/NAME), asked for at random
+    with the same wrk script: the metadata figure's limit, the same bytes
+    from disk."""
+    root = os.path.join(workdir, f"nginx-metadata-{n}")
+    tools_dir = os.path.join(root, "html", "api", "v1", "tools")
+    os.makedirs(tools_dir, exist_ok=True)
+    host = server_url.split("//", 1)[1]
+    conn = http.client.HTTPConnection(host, timeout=30)
+    first = None
+    for i in range(n):
+        name = f"bench-tool-{i:06d}"
+        conn.request("GET", f"/api/v1/tools/{name}")
+        res = conn.getresponse()
+        body = res.read()
+        if res.status != 200:
+            raise RuntimeError(f"GET /api/v1/tools/{name}: {res.status}")
+        with open(os.path.join(tools_dir, name), "wb") as f:
+            f.write(body)
+        first = first or body
+    conn.close()
+    nginx = Nginx(root)
+    try:
+        nginx.wait_serving("/api/v1/tools/bench-tool-000000", first)
+        r = wrk(nginx.url, "metadata", args.duration, args.connections, n=n)
+        return {"metadata_rps": r["rps"], "p99_ms": r["p99_us"] / 1000, "errors": r["errors"]}
+    finally:
+        nginx.stop()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def fmt(v, digits=0):
@@ -314,23 +375,26 @@ def table(rows, nginx, meta):
         f"toolreg benchmark — {meta['date']}, {meta['mode']} mode, {meta['cpus']} CPUs, {meta['duration']} s per wrk run, "
         f"{meta['connections']} connections, `toolreg-server` release build, 2 HTTP workers. {meta['note']}",
         "",
-        "| backend | tools | publish/s (8 clients) | metadata GET req/s | download req/s | search p50 / p99 (1 conn) | "
-        "search QPS | RSS after load | peak RSS | start (empty) | start (N tools) | errors |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| backend | tools | publish/s (8 clients) | metadata GET req/s | nginx, same summaries | download req/s | "
+        "search p50 / p99 (1 conn) | search QPS | RSS after load | peak RSS | start (empty) | start (N tools) | errors |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
             f"| {r['backend']} | {r['n']:,} | {fmt(r.get('publish_per_s'))} | {fmt(r.get('metadata_rps'))} | "
+            f"{fmt(r.get('nginx_metadata_rps'))} | "
             f"{fmt(r.get('download_rps'))} | {fmt(r.get('search_p50_ms'), 2)} / {fmt(r.get('search_p99_ms'), 2)} ms | "
             f"{fmt(r.get('search_qps'))} | {fmt(r.get('rss_after_mib'), 1)} MiB | {fmt(r.get('rss_peak_mib'), 1)} MiB | "
             f"{fmt(r.get('start_empty_s'), 3)} s | {fmt(r.get('start_loaded_s'), 3)} s | {r.get('errors', '–')} |")
     if nginx:
-        lines.append(f"| nginx (same bundle file from disk) | – | – | – | {fmt(nginx['download_rps'])} | – | – | – | – | – | – | "
+        lines.append(f"| nginx (same bundle file from disk) | – | – | – | – | {fmt(nginx['download_rps'])} | – | – | – | – | – | – | "
                      f"{nginx['errors']} |")
         lines.append("")
         for r in rows:
             lines.append(
-                f"- {r['backend']}, {r['n']:,} tools: metadata = {r['metadata_rps'] / nginx['download_rps']:.3f}× nginx, "
+                f"- {r['backend']}, {r['n']:,} tools: metadata = {r['metadata_rps'] / r['nginx_metadata_rps']:.3f}× "
+                f"nginx serving the same {r['n']:,} summaries from files "
+                f"({r['metadata_rps'] / nginx['download_rps']:.3f}× nginx serving one bundle file), "
                 f"download = {r['download_rps'] / nginx['download_rps']:.3f}× nginx; search index caught up "
                 f"{r['index_catch_up_s']:.1f} s after the last publish; RSS right after a restart "
                 f"{r['rss_restart_mib']:.1f} MiB.")

@@ -199,6 +199,43 @@ pub fn spawn_download_flusher(state: web::Data<AppState>) {
     });
 }
 
+/// Store, in the background and in batches, the summaries of tools that have
+/// none: tools published before summaries were stored
+/// (`models::tool_summary`). Until then their summaries are built on each read.
+pub fn spawn_summary_filler(state: web::Data<AppState>) {
+    use crate::models::tool_summary;
+    actix_web::rt::spawn(async move {
+        match state.db.read(tool_summary::any_missing).await {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not count the stored tool summaries");
+                return;
+            }
+        }
+        let mut stored = 0;
+        loop {
+            // Small batches: each holds SQLite's write lock while it runs.
+            match state
+                .db
+                .write(|conn| tool_summary::fill_missing(conn, 200))
+                .await
+            {
+                Ok(0) => break,
+                Ok(n) => stored += n,
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not store tool summaries");
+                    break;
+                }
+            }
+        }
+        tracing::info!(
+            tools = stored,
+            "stored the summaries of tools published before summaries were stored"
+        );
+    });
+}
+
 /// Follow the change log about every 100 ms and drop the cached answers of
 /// tools that changed on other replicas (publish, yank, unyank, block,
 /// unblock). Changes made by this process were dropped when they committed;

@@ -1,14 +1,14 @@
 //! Download counting, buffered in memory and flushed to the database about
 //! once a second, so serving a download never waits for a database write.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 
 use diesel::prelude::*;
 
 use crate::db::Db;
 use crate::error::AppResult;
-use crate::models::{ToolRow, VersionRow};
+use crate::models::{tool_summary, ToolRow, VersionRow};
 use crate::schema::{tools, versions};
 
 /// Downloads counted since the last flush: version id → (tool id, count).
@@ -42,14 +42,18 @@ impl DownloadCounter {
         let batch = pending.clone();
         let result = db
             .write(move |conn| {
-                let mut per_tool: HashMap<i64, i64> = HashMap::new();
+                // Tools in ascending id order: on PostgreSQL, concurrent
+                // flushes (one per replica) take the tool rows' locks in
+                // the same order.
+                let mut per_tool: BTreeMap<i64, i64> = BTreeMap::new();
                 for (version_id, (tool_id, n)) in &batch {
                     VersionRow::add_downloads(conn, *version_id, *n)?;
                     *per_tool.entry(*tool_id).or_default() += n;
                 }
-                for (tool_id, n) in per_tool {
-                    ToolRow::add_downloads(conn, tool_id, n)?;
+                for (tool_id, n) in &per_tool {
+                    ToolRow::add_downloads(conn, *tool_id, *n)?;
                 }
+                tool_summary::refresh_all(conn, per_tool.into_keys())?;
                 let ids: Vec<i64> = batch.keys().copied().collect();
                 Ok(versions::table
                     .inner_join(tools::table)

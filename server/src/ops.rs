@@ -69,6 +69,7 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
         app::server(state.clone(), listener, opts.workers).map_err(|e| internal(e.to_string()))?;
     app::spawn_download_flusher(state.clone());
     app::spawn_change_follower(state.clone());
+    app::spawn_summary_filler(state.clone());
     let result = server.await;
     if let Err(e) = state.downloads.flush(&state.db).await {
         tracing::warn!(error = %e, "could not write the last download counts");

@@ -118,6 +118,16 @@ diesel::table! {
 }
 
 diesel::table! {
+    /// Each tool's summary as the JSON body `GET /api/v1/tools/{name}` sends
+    /// (`models::tool_summary`).
+    tool_summaries (normalized_name) {
+        normalized_name -> Text,
+        tool_id -> BigInt,
+        body -> Text,
+    }
+}
+
+diesel::table! {
     log_hashes (id) {
         id -> BigInt,
         level -> Integer,
@@ -132,6 +142,7 @@ diesel::joinable!(tool_owners -> users (user_id));
 diesel::joinable!(versions -> tools (tool_id));
 diesel::joinable!(versions -> users (publisher_id));
 diesel::joinable!(version_contents -> versions (version_id));
+diesel::joinable!(tool_summaries -> tools (tool_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     users,
@@ -140,6 +151,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     tool_owners,
     versions,
     version_contents,
+    tool_summaries,
     changes,
     audit_log,
     log_entries,

@@ -53,6 +53,16 @@ pub struct EncodablePublisher {
     pub tier: String,
 }
 
+impl EncodablePublisher {
+    /// A user with their tier as it is now.
+    pub fn of(user: &crate::models::User) -> EncodablePublisher {
+        EncodablePublisher {
+            login: user.login.clone(),
+            tier: user.tier().to_string(),
+        }
+    }
+}
+
 /// One version in a tool's version list.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct EncodableVersionSummary {

@@ -7,6 +7,8 @@
 //! read from `versions.summary`), the version's manifest, definition and
 //! README (now in `version_contents`), the definition export, search (the
 //! index is built from the migrated rows) and `verify` (digests unchanged).
+//! The tools get their stored summaries (`tool_summaries`, 2026-11-25) from
+//! the server at start-up, and the summaries checked are those rows.
 //! Runs on SQLite + files and on PostgreSQL + S3.
 
 mod common;
@@ -158,16 +160,47 @@ fn get(client: &reqwest::blocking::Client, server: &Server, path: &str) -> Value
     res.json().expect("JSON body")
 }
 
+/// Rows of `tool_summaries`.
+fn count_summaries<C>(conn: &mut C) -> i64
+where
+    C: diesel::Connection,
+    diesel::query_builder::SqlQuery: diesel::query_dsl::methods::LoadQuery<'static, C, Count>,
+{
+    diesel::sql_query("SELECT COUNT(*) AS n FROM tool_summaries")
+        .get_result::<Count>(conn)
+        .expect("count tool_summaries")
+        .n
+}
+
+#[derive(QueryableByName)]
+struct Count {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    n: i64,
+}
+
 /// Migrate with the real binary, serve, and compare every answer with the
-/// texts the old rows held.
-fn check_migrated(data: &Path, env: &[(String, String)], versions: &[OldVersion]) {
+/// texts the old rows held. The old tools have no stored summary: the
+/// server stores them at start-up (`stored_summaries` counts them), and the
+/// answers below are read from those rows.
+fn check_migrated(
+    data: &Path,
+    env: &[(String, String)],
+    versions: &[OldVersion],
+    stored_summaries: &dyn Fn() -> i64,
+) {
     let out = run(data, env, &["migrate"]);
     assert!(
         out.status.success(),
         "migrate: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    assert_eq!(stored_summaries(), 0, "the migration stores no summaries");
     let server = Server::start(data, env, &[]);
+    eventually(
+        Duration::from_secs(10),
+        "the old tools' summaries are stored",
+        || (stored_summaries() == versions.len() as i64).then_some(()),
+    );
     let client = reqwest::blocking::Client::new();
     for (i, v) in versions.iter().enumerate() {
         let m = &v.manifest;
@@ -262,7 +295,10 @@ async fn sqlite_registry_with_data_migrates() {
     store_bundles(&storage, vec![], &versions).await;
     let data = dir.path().to_path_buf();
     actix_web::web::block(move || {
-        check_migrated(&data, &[], &versions);
+        let db = data.join("toolreg.db").display().to_string();
+        let summaries =
+            || count_summaries(&mut diesel::SqliteConnection::establish(&db).expect("sqlite"));
+        check_migrated(&data, &[], &versions, &summaries);
         // The large texts left `versions`, and every row was rewritten
         // compactly (no page kept per old multi-KB row).
         let mut conn =
@@ -336,7 +372,14 @@ async fn postgres_registry_with_data_migrates() {
     let dir = tempfile::tempdir().expect("tempdir");
     let data = dir.path().to_path_buf();
     actix_web::web::block(move || {
-        check_migrated(&data, &env, &versions);
+        let url = env
+            .iter()
+            .find(|(k, _)| k == "TOOLREG_DATABASE_URL")
+            .map(|(_, v)| v.clone())
+            .expect("database url");
+        let summaries =
+            || count_summaries(&mut diesel::PgConnection::establish(&url).expect("postgres"));
+        check_migrated(&data, &env, &versions, &summaries);
         drop(services);
     })
     .await

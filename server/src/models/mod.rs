@@ -6,6 +6,7 @@ pub mod owner;
 pub mod tier;
 pub mod token;
 pub mod tool;
+pub mod tool_summary;
 pub mod user;
 pub mod version;
 

@@ -21,7 +21,7 @@ use toolreg_core::{ExecutionKind, Policy, Tier};
 use crate::db::DbConnection;
 use crate::error::{AppError, AppResult};
 use crate::models::change::{Change, ChangeKind};
-use crate::models::{NewAudit, User};
+use crate::models::{tool_summary, NewAudit, User};
 use crate::schema::{tokens, tools, users, versions};
 
 /// Who asked for a change, for the audit log.
@@ -229,6 +229,9 @@ pub fn set_tier(
             None => {}
         }
     }
+    // The summaries showing this publisher (their tier as an owner, their
+    // versions' blocked state), before the change log's lock.
+    tool_summary::refresh_publisher(conn, user.id)?;
     for (tool_id, tool_name, version, kind) in pending {
         Change::record(conn, tool_id, &tool_name, &version, kind)?;
     }

@@ -1,21 +1,19 @@
 //! Tool and version metadata: `GET /api/v1/tools/{name}` and
 //! `GET /api/v1/tools/{name}/{version}`. Both answers are encoded once and
-//! kept in the read cache (`crate::read_cache`) until a change invalidates them.
+//! kept in the read cache (`crate::read_cache`) until a change invalidates
+//! them; a tool summary the cache does not hold is read as stored
+//! (`crate::models::tool_summary`).
 
 use actix_web::{get, web, HttpResponse};
-use diesel::prelude::*;
+use bytes::Bytes;
 use serde_json::Value;
 
 use crate::app::AppState;
 use crate::controllers::{json_body, to_json};
-use crate::db::DbConnection;
 use crate::error::{AppResult, ProblemBody};
-use crate::models::version::{semver_desc, ManifestSummary, VersionContent, VersionSummary};
-use crate::models::{owner, ToolRow, User, VersionRow};
-use crate::schema::{users, versions};
-use crate::views::{
-    rfc3339, EncodablePublisher, EncodableTool, EncodableVersion, EncodableVersionSummary,
-};
+use crate::models::version::VersionContent;
+use crate::models::{tool_summary, ToolRow, User, VersionRow};
+use crate::views::{rfc3339, EncodablePublisher, EncodableTool, EncodableVersion};
 
 /// The tool summary: fields of its latest version, owners, downloads and every version.
 #[utoipa::path(tag = "tools", params(("name" = String, Path, description = "registry name (matched in normalized form)")),
@@ -31,83 +29,20 @@ pub async fn show_tool(
     }
     let epoch = state.cache.epoch();
     let lookup = name.clone();
-    let view = state
+    let body = state
         .db
-        .lookup(move |conn| {
-            let tool = ToolRow::require(conn, &lookup)?;
-            let owners = owner::list(conn, tool.id)?;
-            let versions = list_with_summaries(conn, tool.id)?;
-            // Latest: the highest version neither yanked nor blocked, else the highest.
-            let latest = versions
-                .iter()
-                .find(|(v, _, _)| !v.yanked && !v.blocked)
-                .or_else(|| versions.first());
-            let manifest = latest
-                .map(|(_, _, summary)| ManifestSummary::parse(summary))
-                .unwrap_or_default();
-            let latest_row = latest.map(|(v, _, _)| v);
-            Ok(EncodableTool {
-                name: tool.name.clone(),
-                call_name: manifest.call_name,
-                title: manifest.title,
-                description: manifest.description,
-                keywords: manifest.keywords,
-                license: manifest.license,
-                homepage: manifest.homepage,
-                repository: manifest.repository,
-                format: latest_row.map(|v| v.format.clone()),
-                execution: latest_row.map(|v| v.execution.clone()),
-                latest_version: latest_row.map(|v| v.version.clone()),
-                downloads: tool.downloads,
-                created_at: rfc3339(&tool.created_at),
-                updated_at: rfc3339(&tool.updated_at),
-                owners: owners.iter().map(publisher).collect(),
-                versions: versions
-                    .into_iter()
-                    .map(|(v, login, _)| EncodableVersionSummary {
-                        version: v.version,
-                        sha256: v.sha256,
-                        size: v.size,
-                        yanked: v.yanked,
-                        blocked: v.blocked,
-                        blocked_reason: v.blocked_reason,
-                        execution: v.execution,
-                        format: v.format,
-                        published_at: rfc3339(&v.published_at),
-                        publisher: login,
-                        downloads: v.downloads,
-                    })
-                    .collect(),
-            })
+        .lookup(move |conn| match tool_summary::stored(conn, &lookup)? {
+            Some(body) => Ok(body),
+            // A tool from before summaries were stored, not filled yet.
+            None => {
+                let tool = ToolRow::require(conn, &lookup)?;
+                tool_summary::encode(conn, &tool)
+            }
         })
         .await?;
-    let body = to_json(&view)?;
+    let body = Bytes::from(body);
     state.cache.put_tool(&name, body.clone(), epoch);
     Ok(json_body(body))
-}
-
-/// Every version of a tool with its publisher's login and its manifest
-/// summary, newest first: what the tool summary needs, in one query.
-fn list_with_summaries(
-    conn: &mut DbConnection,
-    tool_id: i64,
-) -> AppResult<Vec<(VersionSummary, String, String)>> {
-    let mut rows: Vec<(VersionSummary, String, String)> =
-        crate::on_backend!(conn, |c| versions::table
-            .inner_join(users::table)
-            .filter(versions::tool_id.eq(tool_id))
-            .select((VersionSummary::as_select(), users::login, versions::summary))
-            .load(c))?;
-    rows.sort_by(|a, b| semver_desc(&a.0.version, &b.0.version));
-    Ok(rows)
-}
-
-/// An owner or publisher as shown in the API.
-pub fn publisher(user: &User) -> EncodablePublisher {
-    EncodablePublisher {
-        login: user.login.clone(),
-        tier: user.tier().to_string(),
-    }
 }
 
 /// One version: canonical manifest, original definition, README, digest, publisher and tier.

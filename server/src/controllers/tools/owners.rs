@@ -5,11 +5,10 @@ use serde_json::json;
 
 use crate::app::AppState;
 use crate::auth::Auth;
-use crate::controllers::tools::metadata::publisher;
 use crate::db::DbConnection;
 use crate::error::{bad_request, forbidden, AppResult, ProblemBody};
-use crate::models::{owner, NewAudit, Scope, ToolRow, User};
-use crate::views::{Owners, OwnersChange};
+use crate::models::{owner, tool_summary, NewAudit, Scope, ToolRow, User};
+use crate::views::{EncodablePublisher, Owners, OwnersChange};
 
 /// The tool's owners (public).
 #[utoipa::path(tag = "owners", params(("name" = String, Path)),
@@ -28,7 +27,7 @@ pub async fn list(
         })
         .await?;
     Ok(web::Json(Owners {
-        owners: owners.iter().map(publisher).collect(),
+        owners: owners.iter().map(EncodablePublisher::of).collect(),
     }))
 }
 
@@ -78,7 +77,7 @@ async fn change(
         .await?;
     state.cache.invalidate_tool(&name);
     Ok(web::Json(Owners {
-        owners: owners.iter().map(publisher).collect(),
+        owners: owners.iter().map(EncodablePublisher::of).collect(),
     }))
 }
 
@@ -120,5 +119,6 @@ fn apply(
             tool.name
         )));
     }
+    tool_summary::refresh(conn, tool.id)?;
     Ok(owners)
 }

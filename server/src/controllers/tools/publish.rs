@@ -20,7 +20,7 @@ use crate::db::{is_unique_violation, now, DbConnection};
 use crate::error::{bad_request, forbidden, internal, AppError, AppResult, ProblemBody};
 use crate::models::change::{Change, ChangeKind};
 use crate::models::version::{version_key, ManifestSummary, NewContent, NewVersion};
-use crate::models::{owner, tier, NewAudit, Scope, ToolRow, VersionRow};
+use crate::models::{owner, tier, tool_summary, NewAudit, Scope, ToolRow, VersionRow};
 use crate::rate_limit::Action;
 use crate::views::{EncodableProblem, PublishedVersion};
 
@@ -330,6 +330,8 @@ fn insert_version(
     audit.detail = json!({"sha256": r.sha256, "size": r.size, "format": r.format,
                           "execution": r.execution, "tier": r.tier.as_str(), "agent": auth.token.agent});
     audit.insert(conn)?;
+    // Before the change log's lock, which serializes publishes on PostgreSQL.
+    tool_summary::refresh(conn, tool.id)?;
     Change::record(conn, tool.id, &tool.name, &r.version, ChangeKind::Publish)?;
     // The transparency log record, in this same transaction (DESIGN §8).
     let log_index =

@@ -10,7 +10,7 @@ use crate::auth::Auth;
 use crate::db::DbConnection;
 use crate::error::{forbidden, AppResult, ProblemBody};
 use crate::models::change::{Change, ChangeKind};
-use crate::models::{owner, NewAudit, Scope, ToolRow, VersionRow};
+use crate::models::{owner, tool_summary, NewAudit, Scope, ToolRow, VersionRow};
 use crate::views::YankState;
 
 /// Yank a version (owners only, scope `yank`).
@@ -81,6 +81,8 @@ fn apply(
         audit.version = Some(&v.version);
         audit.detail = json!({});
         audit.insert(conn)?;
+        // The tool's lock before the change log's, as everywhere.
+        tool_summary::refresh(conn, tool.id)?;
         Change::record(conn, tool.id, &tool.name, &v.version, kind)?;
     }
     Ok(YankState {

@@ -1,0 +1,225 @@
+//! The stored tool summary: the JSON body of `GET /api/v1/tools/{name}`,
+//! one `tool_summaries` row per tool, kept ready to send.
+//!
+//! A summary shows a tool's row (downloads, times), its owners with their
+//! tiers, every version with its publisher and counts, and the listing fields
+//! of the latest version. Building it takes three queries, decoding every
+//! version row and encoding JSON; reading the stored body is one lookup by
+//! normalized name. With many tools most summaries are not in the read cache
+//! (`crate::read_cache`), so this is what an uncached summary costs.
+//!
+//! # Keeping it current
+//!
+//! Every write that changes what a summary shows calls [`refresh`] for the
+//! tools it touched, **inside its own transaction**, so the stored body
+//! commits or rolls back with the change:
+//!
+//! | write | where |
+//! |---|---|
+//! | publish (new tool or version) | `controllers::tools::publish` |
+//! | yank, unyank | `controllers::tools::yank` |
+//! | owners added or removed | `controllers::tools::owners` |
+//! | tier change: owners' tiers, versions blocked or unblocked | [`crate::models::tier::set_tier`] ([`refresh_publisher`]) |
+//! | download counts flushed | `crate::downloads` |
+//!
+//! [`refresh`] first takes the tool row's lock (a no-op update) and only then
+//! reads: on PostgreSQL two transactions refreshing one tool are serialized
+//! on that lock, and the second reads what the first committed, so the last
+//! one to commit stores a summary built from everything committed (SQLite
+//! runs one write transaction at a time anyway). The lock order is version
+//! rows, then tool rows (several in ascending id order), then the change
+//! log's lock (`Db::lock_change_log`): refresh after changing versions and
+//! before recording the change.
+//!
+//! Tools that existed before the table did get their row from
+//! [`fill_missing`] at start-up; a tool without a row is built from its rows
+//! on each read ([`encode`]), so the answer is the same either way.
+
+use diesel::prelude::*;
+
+use crate::db::DbConnection;
+use crate::error::{internal, AppResult};
+use crate::models::version::{semver_desc, ManifestSummary, VersionSummary};
+use crate::models::{owner, tool, ToolRow};
+use crate::schema::{tool_owners, tool_summaries, tools, users, versions};
+use crate::views::{rfc3339, EncodablePublisher, EncodableTool, EncodableVersionSummary};
+
+/// The stored body of the tool whose normalized name matches `name`, if
+/// the tool exists and has one.
+pub fn stored(conn: &mut DbConnection, name: &str) -> AppResult<Option<String>> {
+    let normalized = tool::normalize(name);
+    Ok(crate::on_backend!(conn, |c| tool_summaries::table
+        .find(&normalized)
+        .select(tool_summaries::body)
+        .first::<String>(c)
+        .optional())?)
+}
+
+/// Build the summary of `tool` from its rows.
+pub fn build(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<EncodableTool> {
+    let owners = owner::list(conn, tool.id)?;
+    let versions = list_with_summaries(conn, tool.id)?;
+    // Latest: the highest version neither yanked nor blocked, else the highest.
+    let latest = versions
+        .iter()
+        .find(|(v, _, _)| !v.yanked && !v.blocked)
+        .or_else(|| versions.first());
+    let manifest = latest
+        .map(|(_, _, summary)| ManifestSummary::parse(summary))
+        .unwrap_or_default();
+    let latest_row = latest.map(|(v, _, _)| v);
+    Ok(EncodableTool {
+        name: tool.name.clone(),
+        call_name: manifest.call_name,
+        title: manifest.title,
+        description: manifest.description,
+        keywords: manifest.keywords,
+        license: manifest.license,
+        homepage: manifest.homepage,
+        repository: manifest.repository,
+        format: latest_row.map(|v| v.format.clone()),
+        execution: latest_row.map(|v| v.execution.clone()),
+        latest_version: latest_row.map(|v| v.version.clone()),
+        downloads: tool.downloads,
+        created_at: rfc3339(&tool.created_at),
+        updated_at: rfc3339(&tool.updated_at),
+        owners: owners.iter().map(EncodablePublisher::of).collect(),
+        versions: versions
+            .into_iter()
+            .map(|(v, login, _)| EncodableVersionSummary {
+                version: v.version,
+                sha256: v.sha256,
+                size: v.size,
+                yanked: v.yanked,
+                blocked: v.blocked,
+                blocked_reason: v.blocked_reason,
+                execution: v.execution,
+                format: v.format,
+                published_at: rfc3339(&v.published_at),
+                publisher: login,
+                downloads: v.downloads,
+            })
+            .collect(),
+    })
+}
+
+/// The summary of `tool` as the JSON body that is sent and stored.
+pub fn encode(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<String> {
+    let mut body = serde_json::to_string(&build(conn, tool)?)
+        .map_err(|e| internal(format!("cannot encode the tool summary: {e}")))?;
+    // Kept in the read cache too, which weighs answers by length.
+    body.shrink_to_fit();
+    Ok(body)
+}
+
+/// Every version of a tool with its publisher's login and its manifest
+/// summary, newest first: what the tool summary needs, in one query.
+fn list_with_summaries(
+    conn: &mut DbConnection,
+    tool_id: i64,
+) -> AppResult<Vec<(VersionSummary, String, String)>> {
+    let mut rows: Vec<(VersionSummary, String, String)> =
+        crate::on_backend!(conn, |c| versions::table
+            .inner_join(users::table)
+            .filter(versions::tool_id.eq(tool_id))
+            .select((VersionSummary::as_select(), users::login, versions::summary))
+            .load(c))?;
+    rows.sort_by(|a, b| semver_desc(&a.0.version, &b.0.version));
+    Ok(rows)
+}
+
+/// Lock the tool's row, build its summary from what is committed now and
+/// store it (call inside a write transaction, after the change).
+pub fn refresh(conn: &mut DbConnection, tool_id: i64) -> AppResult<()> {
+    let tool = lock(conn, tool_id)?;
+    let body = encode(conn, &tool)?;
+    crate::on_backend!(conn, |c| diesel::insert_into(tool_summaries::table)
+        .values((
+            tool_summaries::normalized_name.eq(&tool.normalized_name),
+            tool_summaries::tool_id.eq(tool.id),
+            tool_summaries::body.eq(&body),
+        ))
+        .on_conflict(tool_summaries::normalized_name)
+        .do_update()
+        .set(tool_summaries::body.eq(&body))
+        .execute(c))?;
+    Ok(())
+}
+
+/// [`refresh`] each of `tool_ids`, in ascending id order.
+pub fn refresh_all(
+    conn: &mut DbConnection,
+    tool_ids: impl IntoIterator<Item = i64>,
+) -> AppResult<()> {
+    let mut ids: Vec<i64> = tool_ids.into_iter().collect();
+    ids.sort_unstable();
+    ids.dedup();
+    for id in ids {
+        refresh(conn, id)?;
+    }
+    Ok(())
+}
+
+/// Refresh every summary that shows `user_id`: the tools they own (their
+/// tier is shown with the owners) and the tools with versions they published
+/// (a tier change blocks or unblocks those).
+pub fn refresh_publisher(conn: &mut DbConnection, user_id: i64) -> AppResult<()> {
+    let owned: Vec<i64> = tool_owners::table
+        .filter(tool_owners::user_id.eq(user_id))
+        .select(tool_owners::tool_id)
+        .load(conn)?;
+    let published: Vec<i64> = versions::table
+        .filter(versions::publisher_id.eq(user_id))
+        .select(versions::tool_id)
+        .distinct()
+        .load(conn)?;
+    refresh_all(conn, owned.into_iter().chain(published))
+}
+
+/// True if some tool has no stored summary. (Every write that creates a
+/// tool stores its summary in the same transaction, so comparing the counts
+/// is enough, and cheaper at start-up than looking for the missing ones.)
+pub fn any_missing(conn: &mut DbConnection) -> AppResult<bool> {
+    let tools: i64 = tools::table.count().get_result(conn)?;
+    let stored: i64 = tool_summaries::table.count().get_result(conn)?;
+    Ok(stored < tools)
+}
+
+/// Store the summary of up to `limit` tools that have none (tools published
+/// before the table existed); returns how many were stored. Call inside a
+/// write transaction, repeatedly until it returns 0. A summary a concurrent
+/// write stored first is kept (`ON CONFLICT DO NOTHING`): the writer built
+/// it under the tool's lock, after its change.
+pub fn fill_missing(conn: &mut DbConnection, limit: i64) -> AppResult<usize> {
+    let missing: Vec<i64> = tools::table
+        .left_join(tool_summaries::table)
+        .filter(tool_summaries::tool_id.is_null())
+        .order(tools::id.asc())
+        .limit(limit)
+        .select(tools::id)
+        .load(conn)?;
+    for id in &missing {
+        let tool = lock(conn, *id)?;
+        let body = encode(conn, &tool)?;
+        crate::on_backend!(conn, |c| diesel::insert_into(tool_summaries::table)
+            .values((
+                tool_summaries::normalized_name.eq(&tool.normalized_name),
+                tool_summaries::tool_id.eq(tool.id),
+                tool_summaries::body.eq(&body),
+            ))
+            .on_conflict_do_nothing()
+            .execute(c))?;
+    }
+    Ok(missing.len())
+}
+
+/// Take the tool row's lock (PostgreSQL holds it until commit) and read it.
+fn lock(conn: &mut DbConnection, tool_id: i64) -> AppResult<ToolRow> {
+    diesel::update(tools::table.find(tool_id))
+        .set(tools::downloads.eq(tools::downloads))
+        .execute(conn)?;
+    Ok(tools::table
+        .find(tool_id)
+        .select(ToolRow::as_select())
+        .first(conn)?)
+}

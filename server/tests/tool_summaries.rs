@@ -1,0 +1,264 @@
+//! The stored tool summaries (`toolreg_server::models::tool_summary`), on
+//! both backends: after every kind of write that changes a summary —
+//! publish, yank, unyank, owners added and removed, a tier change of an
+//! owner who published and of one who did not, download counts flushed —
+//! the row in `tool_summaries`, read straight from the database rather than
+//! through the read cache, shows the change and is byte for byte the body
+//! `GET /api/v1/tools/{name}` sends. A tool without a row (published before
+//! the table existed) is answered the same, built from its rows, until the
+//! filler stores its row.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use diesel::prelude::*;
+use serde_json::{json, Value};
+use toolreg_core::Tier;
+use toolreg_server::schema::tool_summaries;
+
+use common::{BundleBuilder, TestApp};
+
+/// The stored body of `normalized_name`, from the database.
+async fn stored(app: &TestApp, normalized_name: &str) -> Option<String> {
+    let name = normalized_name.to_string();
+    app.state
+        .db
+        .read(move |conn| {
+            Ok(tool_summaries::table
+                .find(name)
+                .select(tool_summaries::body)
+                .first::<String>(conn)
+                .optional()?)
+        })
+        .await
+        .expect("read tool_summaries")
+}
+
+/// The stored summary of `name`, checked to be exactly what the API sends.
+async fn summary(app: &TestApp, name: &str) -> Value {
+    let body = stored(app, name)
+        .await
+        .unwrap_or_else(|| panic!("no stored summary for {name}"));
+    let res = app.get(&format!("/api/v1/tools/{name}")).await;
+    assert_eq!(res.status(), 200);
+    let sent = res.text().await.expect("body");
+    assert_eq!(sent, body, "the API sends the stored body");
+    serde_json::from_str(&body).expect("stored summary is JSON")
+}
+
+fn logins_and_tiers(tool: &Value) -> Vec<(String, String)> {
+    tool["owners"]
+        .as_array()
+        .expect("owners")
+        .iter()
+        .map(|o| {
+            (
+                o["login"].as_str().unwrap_or_default().to_string(),
+                o["tier"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn owners(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(l, t)| (l.to_string(), t.to_string()))
+        .collect()
+}
+
+async fn send_ok(req: reqwest::RequestBuilder, what: &str) {
+    let res = req.send().await.unwrap_or_else(|e| panic!("{what}: {e}"));
+    let status = res.status();
+    let body = res.text().await.unwrap_or_default();
+    assert_eq!(status.as_u16(), 200, "{what}: {body}");
+}
+
+async fn every_write_stores_the_summary_it_changes(app: TestApp) {
+    let alice = app.user("alice", Tier::Trusted).await;
+    app.user("bob", Tier::Verified).await;
+    let admin = app.user_with("root", Tier::Trusted, true).await;
+
+    // Publish: a new tool, then a new version of it.
+    app.publish_ok(&alice, BundleBuilder::function("calc", "1.0.0").pack())
+        .await;
+    let tool = summary(&app, "calc").await;
+    assert_eq!(tool["latest_version"], "1.0.0", "{tool:#}");
+    assert_eq!(logins_and_tiers(&tool), owners(&[("alice", "trusted")]));
+    app.publish_ok(&alice, BundleBuilder::function("calc", "1.1.0").pack())
+        .await;
+    let tool = summary(&app, "calc").await;
+    assert_eq!(tool["latest_version"], "1.1.0", "{tool:#}");
+    assert_eq!(tool["versions"].as_array().map(Vec::len), Some(2));
+
+    // Yank and unyank.
+    send_ok(
+        app.client
+            .delete(app.api("/api/v1/tools/calc/1.1.0/yank"))
+            .bearer_auth(&alice),
+        "yank",
+    )
+    .await;
+    let tool = summary(&app, "calc").await;
+    assert_eq!(tool["latest_version"], "1.0.0", "{tool:#}");
+    assert_eq!(tool["versions"][0]["yanked"], true, "{tool:#}");
+    send_ok(
+        app.client
+            .put(app.api("/api/v1/tools/calc/1.1.0/unyank"))
+            .bearer_auth(&alice),
+        "unyank",
+    )
+    .await;
+    let tool = summary(&app, "calc").await;
+    assert_eq!(tool["latest_version"], "1.1.0", "{tool:#}");
+    assert_eq!(tool["versions"][0]["yanked"], false, "{tool:#}");
+
+    // Owners: bob added (he published nothing of calc).
+    send_ok(
+        app.client
+            .put(app.api("/api/v1/tools/calc/owners"))
+            .bearer_auth(&alice)
+            .json(&json!({"logins": ["bob"]})),
+        "add owner",
+    )
+    .await;
+    let tool = summary(&app, "calc").await;
+    assert_eq!(
+        logins_and_tiers(&tool),
+        owners(&[("alice", "trusted"), ("bob", "verified")])
+    );
+
+    // A tier change of an owner who published nothing of the tool: only
+    // the tier shown with the owners changes.
+    send_ok(
+        app.client
+            .put(app.api("/api/v1/publishers/bob/tier"))
+            .bearer_auth(&admin)
+            .json(&json!({"tier": "trusted"})),
+        "promote bob",
+    )
+    .await;
+    let tool = summary(&app, "calc").await;
+    assert_eq!(
+        logins_and_tiers(&tool),
+        owners(&[("alice", "trusted"), ("bob", "trusted")])
+    );
+
+    // Bob removed again.
+    send_ok(
+        app.client
+            .delete(app.api("/api/v1/tools/calc/owners"))
+            .bearer_auth(&alice)
+            .json(&json!({"logins": ["bob"]})),
+        "remove owner",
+    )
+    .await;
+    let tool = summary(&app, "calc").await;
+    assert_eq!(logins_and_tiers(&tool), owners(&[("alice", "trusted")]));
+
+    // A demotion of the publisher blocks her function tool's versions (the
+    // latest falls back to the highest one), a promotion unblocks them.
+    for (tier, blocked) in [("verified", true), ("trusted", false)] {
+        send_ok(
+            app.client
+                .put(app.api("/api/v1/publishers/alice/tier"))
+                .bearer_auth(&admin)
+                .json(&json!({ "tier": tier })),
+            "set alice's tier",
+        )
+        .await;
+        let tool = summary(&app, "calc").await;
+        assert_eq!(tool["versions"][0]["blocked"], blocked, "{tool:#}");
+        assert_eq!(tool["versions"][1]["blocked"], blocked, "{tool:#}");
+        assert_eq!(
+            tool["versions"][0]["blocked_reason"].is_string(),
+            blocked,
+            "{tool:#}"
+        );
+        assert_eq!(logins_and_tiers(&tool), owners(&[("alice", tier)]));
+    }
+
+    // Downloads, once the counts are flushed (about once a second).
+    for _ in 0..3 {
+        let res = app.get("/api/v1/tools/calc/1.0.0/download").await;
+        assert_eq!(res.status(), 200);
+    }
+    let started = Instant::now();
+    loop {
+        let body = stored(&app, "calc").await.expect("stored");
+        let tool: Value = serde_json::from_str(&body).expect("JSON");
+        if tool["downloads"] == 3 {
+            assert_eq!(tool["versions"][1]["version"], "1.0.0");
+            assert_eq!(tool["versions"][1]["downloads"], 3, "{tool:#}");
+            assert_eq!(tool["versions"][0]["downloads"], 0, "{tool:#}");
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the stored summary did not get the download counts: {tool:#}"
+        );
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    summary(&app, "calc").await;
+
+    // A write that fails stores nothing: removing the last owner is refused
+    // and the stored summary is unchanged.
+    let before = stored(&app, "calc").await;
+    let res = app
+        .client
+        .delete(app.api("/api/v1/tools/calc/owners"))
+        .bearer_auth(&alice)
+        .json(&json!({"logins": ["alice"]}))
+        .send()
+        .await
+        .expect("remove the last owner");
+    assert_eq!(res.status(), 400);
+    assert_eq!(stored(&app, "calc").await, before);
+}
+
+async fn a_tool_without_a_stored_summary_is_built_from_its_rows_and_filled(app: TestApp) {
+    let alice = app.user("alice", Tier::Trusted).await;
+    app.publish_ok(&alice, BundleBuilder::http("send-mail", "1.0.0").pack())
+        .await;
+    app.publish_ok(&alice, BundleBuilder::http("send-mail", "1.2.0").pack())
+        .await;
+    app.publish_ok(&alice, BundleBuilder::http("calc", "0.1.0").pack())
+        .await;
+    let send_mail = stored(&app, "send-mail").await.expect("stored");
+    let calc = stored(&app, "calc").await.expect("stored");
+    // As if both were published before the table existed.
+    app.state
+        .db
+        .write(|conn| Ok(diesel::delete(tool_summaries::table).execute(conn)?))
+        .await
+        .expect("delete the stored summaries");
+    assert_eq!(app.count("tool_summaries").await, 0);
+
+    // Answered from the rows, exactly as stored before; in any spelling.
+    let res = app.get("/api/v1/tools/Send_Mail").await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.text().await.expect("body"), send_mail);
+    let res = app.get("/api/v1/tools/no-such-tool").await;
+    assert_eq!(res.status(), 404);
+
+    // The filler `serve` starts stores them again.
+    toolreg_server::app::spawn_summary_filler(app.state.clone());
+    let started = Instant::now();
+    while app.count("tool_summaries").await < 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the filler did not store the summaries"
+        );
+        actix_web::rt::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        stored(&app, "send-mail").await.as_deref(),
+        Some(&*send_mail)
+    );
+    assert_eq!(stored(&app, "calc").await.as_deref(), Some(&*calc));
+}
+
+both_backends!(
+    every_write_stores_the_summary_it_changes,
+    a_tool_without_a_stored_summary_is_built_from_its_rows_and_filled
+);
