@@ -215,11 +215,11 @@ pub fn fill_missing(conn: &mut DbConnection, limit: i64) -> AppResult<usize> {
 
 /// Take the tool row's lock (PostgreSQL holds it until commit) and read it.
 fn lock(conn: &mut DbConnection, tool_id: i64) -> AppResult<ToolRow> {
-    diesel::update(tools::table.find(tool_id))
+    crate::on_backend!(conn, |c| diesel::update(tools::table.find(tool_id))
         .set(tools::downloads.eq(tools::downloads))
-        .execute(conn)?;
-    Ok(tools::table
+        .execute(c))?;
+    Ok(crate::on_backend!(conn, |c| tools::table
         .find(tool_id)
         .select(ToolRow::as_select())
-        .first(conn)?)
+        .first(c))?)
 }
