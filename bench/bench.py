@@ -251,8 +251,9 @@ def run_config(args, backend, n, workdir, words):
         server.stop()
         for c in reversed(cleanup):
             c()
-        if not args.keep:
-            shutil.rmtree(data, ignore_errors=True)
+        # The data directory stays until the whole run ends (with the work
+        # directory): removing 100,000 files here would slow the next
+        # configuration's publishes (see nginx_metadata).
     return row
 
 
@@ -360,8 +361,12 @@ def nginx_metadata(args, workdir, server_url, n):
         r = wrk(nginx.url, "metadata", args.duration, args.connections, n=n)
         return {"metadata_rps": r["rps"], "p99_ms": r["p99_us"] / 1000, "errors": r["errors"]}
     finally:
+        # The files stay until the whole run ends: on ext4, creating files
+        # within a few minutes of deleting many (here 100,000) makes every
+        # inode allocation scan past the recently freed ones
+        # (`recently_deleted` in the kernel's profile), which more than
+        # halved the next configuration's publishes/s.
         nginx.stop()
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def fmt(v, digits=0):
