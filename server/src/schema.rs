@@ -120,8 +120,7 @@ diesel::table! {
 diesel::table! {
     /// Each tool's summary as the JSON body `GET /api/v1/tools/{name}` sends
     /// (`models::tool_summary`).
-    tool_summaries (normalized_name) {
-        normalized_name -> Text,
+    tool_summaries (tool_id) {
         tool_id -> BigInt,
         body -> Text,
     }

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use diesel::prelude::*;
 use serde_json::{json, Value};
 use toolreg_core::Tier;
-use toolreg_server::schema::tool_summaries;
+use toolreg_server::schema::{tool_summaries, tools};
 
 use common::{BundleBuilder, TestApp};
 
@@ -25,8 +25,9 @@ async fn stored(app: &TestApp, normalized_name: &str) -> Option<String> {
     app.state
         .db
         .read(move |conn| {
-            Ok(tool_summaries::table
-                .find(name)
+            Ok(tools::table
+                .inner_join(tool_summaries::table)
+                .filter(tools::normalized_name.eq(name))
                 .select(tool_summaries::body)
                 .first::<String>(conn)
                 .optional()?)

@@ -5,7 +5,8 @@
 //! tiers, every version with its publisher and counts, and the listing fields
 //! of the latest version. Building it takes three queries, decoding every
 //! version row and encoding JSON; reading the stored body is one lookup by
-//! normalized name. With many tools most summaries are not in the read cache
+//! normalized name (the tools' unique index, then the summary by tool id).
+//! With many tools most summaries are not in the read cache
 //! (`crate::read_cache`), so this is what an uncached summary costs.
 //!
 //! # Keeping it current
@@ -48,8 +49,9 @@ use crate::views::{rfc3339, EncodablePublisher, EncodableTool, EncodableVersionS
 /// the tool exists and has one.
 pub fn stored(conn: &mut DbConnection, name: &str) -> AppResult<Option<String>> {
     let normalized = tool::normalize(name);
-    Ok(crate::on_backend!(conn, |c| tool_summaries::table
-        .find(&normalized)
+    Ok(crate::on_backend!(conn, |c| tools::table
+        .inner_join(tool_summaries::table)
+        .filter(tools::normalized_name.eq(&normalized))
         .select(tool_summaries::body)
         .first::<String>(c)
         .optional())?)
@@ -135,11 +137,10 @@ pub fn refresh(conn: &mut DbConnection, tool_id: i64) -> AppResult<()> {
     let body = encode(conn, &tool)?;
     crate::on_backend!(conn, |c| diesel::insert_into(tool_summaries::table)
         .values((
-            tool_summaries::normalized_name.eq(&tool.normalized_name),
             tool_summaries::tool_id.eq(tool.id),
             tool_summaries::body.eq(&body),
         ))
-        .on_conflict(tool_summaries::normalized_name)
+        .on_conflict(tool_summaries::tool_id)
         .do_update()
         .set(tool_summaries::body.eq(&body))
         .execute(c))?;
@@ -203,7 +204,6 @@ pub fn fill_missing(conn: &mut DbConnection, limit: i64) -> AppResult<usize> {
         let body = encode(conn, &tool)?;
         crate::on_backend!(conn, |c| diesel::insert_into(tool_summaries::table)
             .values((
-                tool_summaries::normalized_name.eq(&tool.normalized_name),
                 tool_summaries::tool_id.eq(tool.id),
                 tool_summaries::body.eq(&body),
             ))
