@@ -213,16 +213,21 @@ pub fn spawn_summary_filler(state: web::Data<AppState>) {
                 return;
             }
         }
-        let mut stored = 0;
+        let (mut stored, mut after) = (0, 0);
         loop {
             // Small batches: each holds SQLite's write lock while it runs.
             match state
                 .db
-                .write(|conn| tool_summary::fill_missing(conn, 200))
+                .write(move |conn| tool_summary::fill_missing(conn, after, 200))
                 .await
             {
-                Ok(0) => break,
-                Ok(n) => stored += n,
+                Ok(ids) => match ids.last() {
+                    Some(&last) => {
+                        stored += ids.len();
+                        after = last;
+                    }
+                    None => break,
+                },
                 Err(e) => {
                     tracing::warn!(error = %e, "could not store tool summaries");
                     break;

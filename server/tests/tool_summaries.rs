@@ -75,6 +75,37 @@ async fn send_ok(req: reqwest::RequestBuilder, what: &str) {
     assert_eq!(status.as_u16(), 200, "{what}: {body}");
 }
 
+/// Yank (`yanked`) or unyank `calc` `version` as `token`.
+async fn set_yanked(app: &TestApp, token: &str, version: &str, yanked: bool) {
+    let (method, action) = if yanked {
+        (reqwest::Method::DELETE, "yank")
+    } else {
+        (reqwest::Method::PUT, "unyank")
+    };
+    let url = app.api(&format!("/api/v1/tools/calc/{version}/{action}"));
+    send_ok(app.client.request(method, url).bearer_auth(token), action).await;
+}
+
+/// Add (PUT) or remove (DELETE) `login` as an owner of `calc`, as `token`.
+async fn change_owner(app: &TestApp, token: &str, method: reqwest::Method, login: &str) {
+    let req = app
+        .client
+        .request(method, app.api("/api/v1/tools/calc/owners"))
+        .bearer_auth(token)
+        .json(&json!({ "logins": [login] }));
+    send_ok(req, "change owners").await;
+}
+
+/// Set `login`'s tier as the admin `token`.
+async fn set_tier(app: &TestApp, token: &str, login: &str, tier: &str) {
+    let req = app
+        .client
+        .put(app.api(&format!("/api/v1/publishers/{login}/tier")))
+        .bearer_auth(token)
+        .json(&json!({ "tier": tier }));
+    send_ok(req, "set tier").await;
+}
+
 async fn every_write_stores_the_summary_it_changes(app: TestApp) {
     let alice = app.user("alice", Tier::Trusted).await;
     app.user("bob", Tier::Verified).await;
@@ -93,36 +124,17 @@ async fn every_write_stores_the_summary_it_changes(app: TestApp) {
     assert_eq!(tool["versions"].as_array().map(Vec::len), Some(2));
 
     // Yank and unyank.
-    send_ok(
-        app.client
-            .delete(app.api("/api/v1/tools/calc/1.1.0/yank"))
-            .bearer_auth(&alice),
-        "yank",
-    )
-    .await;
+    set_yanked(&app, &alice, "1.1.0", true).await;
     let tool = summary(&app, "calc").await;
     assert_eq!(tool["latest_version"], "1.0.0", "{tool:#}");
     assert_eq!(tool["versions"][0]["yanked"], true, "{tool:#}");
-    send_ok(
-        app.client
-            .put(app.api("/api/v1/tools/calc/1.1.0/unyank"))
-            .bearer_auth(&alice),
-        "unyank",
-    )
-    .await;
+    set_yanked(&app, &alice, "1.1.0", false).await;
     let tool = summary(&app, "calc").await;
     assert_eq!(tool["latest_version"], "1.1.0", "{tool:#}");
     assert_eq!(tool["versions"][0]["yanked"], false, "{tool:#}");
 
     // Owners: bob added (he published nothing of calc).
-    send_ok(
-        app.client
-            .put(app.api("/api/v1/tools/calc/owners"))
-            .bearer_auth(&alice)
-            .json(&json!({"logins": ["bob"]})),
-        "add owner",
-    )
-    .await;
+    change_owner(&app, &alice, reqwest::Method::PUT, "bob").await;
     let tool = summary(&app, "calc").await;
     assert_eq!(
         logins_and_tiers(&tool),
@@ -131,14 +143,7 @@ async fn every_write_stores_the_summary_it_changes(app: TestApp) {
 
     // A tier change of an owner who published nothing of the tool: only
     // the tier shown with the owners changes.
-    send_ok(
-        app.client
-            .put(app.api("/api/v1/publishers/bob/tier"))
-            .bearer_auth(&admin)
-            .json(&json!({"tier": "trusted"})),
-        "promote bob",
-    )
-    .await;
+    set_tier(&app, &admin, "bob", "trusted").await;
     let tool = summary(&app, "calc").await;
     assert_eq!(
         logins_and_tiers(&tool),
@@ -146,28 +151,14 @@ async fn every_write_stores_the_summary_it_changes(app: TestApp) {
     );
 
     // Bob removed again.
-    send_ok(
-        app.client
-            .delete(app.api("/api/v1/tools/calc/owners"))
-            .bearer_auth(&alice)
-            .json(&json!({"logins": ["bob"]})),
-        "remove owner",
-    )
-    .await;
+    change_owner(&app, &alice, reqwest::Method::DELETE, "bob").await;
     let tool = summary(&app, "calc").await;
     assert_eq!(logins_and_tiers(&tool), owners(&[("alice", "trusted")]));
 
     // A demotion of the publisher blocks her function tool's versions (the
     // latest falls back to the highest one), a promotion unblocks them.
     for (tier, blocked) in [("verified", true), ("trusted", false)] {
-        send_ok(
-            app.client
-                .put(app.api("/api/v1/publishers/alice/tier"))
-                .bearer_auth(&admin)
-                .json(&json!({ "tier": tier })),
-            "set alice's tier",
-        )
-        .await;
+        set_tier(&app, &admin, "alice", tier).await;
         let tool = summary(&app, "calc").await;
         assert_eq!(tool["versions"][0]["blocked"], blocked, "{tool:#}");
         assert_eq!(tool["versions"][1]["blocked"], blocked, "{tool:#}");

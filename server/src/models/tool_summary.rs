@@ -38,6 +38,7 @@
 
 use diesel::prelude::*;
 
+use crate::controllers::to_json;
 use crate::db::DbConnection;
 use crate::error::{internal, AppResult};
 use crate::models::version::{semver_desc, ManifestSummary, VersionSummary};
@@ -107,11 +108,9 @@ pub fn build(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<EncodableTool
 
 /// The summary of `tool` as the JSON body that is sent and stored.
 pub fn encode(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<String> {
-    let mut body = serde_json::to_string(&build(conn, tool)?)
-        .map_err(|e| internal(format!("cannot encode the tool summary: {e}")))?;
-    // Kept in the read cache too, which weighs answers by length.
-    body.shrink_to_fit();
-    Ok(body)
+    let body = to_json(&build(conn, tool)?)?;
+    String::from_utf8(Vec::from(body))
+        .map_err(|e| internal(format!("the tool summary is not UTF-8: {e}")))
 }
 
 /// Every version of a tool with its publisher's login and its manifest
@@ -186,31 +185,22 @@ pub fn any_missing(conn: &mut DbConnection) -> AppResult<bool> {
     Ok(stored < tools)
 }
 
-/// Store the summary of up to `limit` tools that have none (tools published
-/// before the table existed); returns how many were stored. Call inside a
-/// write transaction, repeatedly until it returns 0. A summary a concurrent
-/// write stored first is kept (`ON CONFLICT DO NOTHING`): the writer built
-/// it under the tool's lock, after its change.
-pub fn fill_missing(conn: &mut DbConnection, limit: i64) -> AppResult<usize> {
+/// [`refresh`] up to `limit` tools with an id above `after` that have no
+/// stored summary (tools published before the table existed), and return
+/// their ids; call inside a write transaction, with `after` the last id
+/// returned, until none are. (A write that stores a tool's summary meanwhile
+/// is no conflict: [`refresh`] builds under the tool's lock either way.)
+pub fn fill_missing(conn: &mut DbConnection, after: i64, limit: i64) -> AppResult<Vec<i64>> {
     let missing: Vec<i64> = tools::table
         .left_join(tool_summaries::table)
         .filter(tool_summaries::tool_id.is_null())
+        .filter(tools::id.gt(after))
         .order(tools::id.asc())
         .limit(limit)
         .select(tools::id)
         .load(conn)?;
-    for id in &missing {
-        let tool = lock(conn, *id)?;
-        let body = encode(conn, &tool)?;
-        crate::on_backend!(conn, |c| diesel::insert_into(tool_summaries::table)
-            .values((
-                tool_summaries::tool_id.eq(tool.id),
-                tool_summaries::body.eq(&body),
-            ))
-            .on_conflict_do_nothing()
-            .execute(c))?;
-    }
-    Ok(missing.len())
+    refresh_all(conn, missing.iter().copied())?;
+    Ok(missing)
 }
 
 /// Take the tool row's lock (PostgreSQL holds it until commit) and read it.
