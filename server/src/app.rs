@@ -18,9 +18,6 @@ use crate::downloads::DownloadCounter;
 use crate::error::{json_error_handler, path_error_handler, query_error_handler};
 use crate::metrics::Metrics;
 
-/// Blocking-pool threads per HTTP worker (see [`server`]).
-pub const BLOCKING_THREADS_PER_WORKER: usize = 4;
-
 /// How long a presigned download URL stays valid (`--redirect-downloads`).
 pub const PRESIGNED_URL_LIFETIME: Duration = Duration::from_secs(300);
 
@@ -147,6 +144,7 @@ pub fn server(
     listener: TcpListener,
     workers: Option<usize>,
 ) -> std::io::Result<actix_web::dev::Server> {
+    let blocking_threads = state.db.backend().blocking_threads_per_worker();
     let mut server = HttpServer::new(move || {
         App::new()
             .into_utoipa_app()
@@ -166,10 +164,11 @@ pub fn server(
     })
     .shutdown_timeout(30)
     // Database work and local-file reads run on each worker's blocking
-    // pool. Threads beyond the database pool's connections only queue for
-    // one, and each keeps its own stack and allocator heap: the default cap
-    // (512 / workers) grew the process by ~35 idle threads under load.
-    .worker_max_blocking_threads(BLOCKING_THREADS_PER_WORKER)
+    // pool, sized for the backend. Threads beyond the database pool's
+    // connections only queue for one, and each keeps its own stack and
+    // allocator heap: the default cap (512 / workers) grew the process by
+    // ~35 idle threads under load.
+    .worker_max_blocking_threads(blocking_threads)
     // A streamed download writes headers and body separately; without
     // TCP_NODELAY, Nagle's algorithm holds the body back until the client's
     // delayed ACK (~40 ms per download on keep-alive connections).

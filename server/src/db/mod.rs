@@ -56,6 +56,29 @@ pub enum Backend {
     Postgres,
 }
 
+impl Backend {
+    /// Threads in each HTTP worker's blocking pool, where database work
+    /// (and local-file reads) runs; [`crate::app::server`] sets it.
+    ///
+    /// - SQLite: **2**. Its work is CPU time on this machine's cores (the
+    ///   file sits in the page cache, writers take turns on one lock), so
+    ///   two threads per worker — one per core's worth of work plus one
+    ///   waiting on a lock or a file write — keep the cores busy, and the
+    ///   small hot reads skip the pool altogether ([`Db::lookup`]). Each
+    ///   further thread only added its stack and its allocator heap: 4
+    ///   per worker left the process ~2.4 MiB larger after the 1,000-tool
+    ///   benchmark load (38.4 → 36.1 MiB, three runs each) at the same
+    ///   publish, metadata, download and search rates (bench/README.md).
+    /// - PostgreSQL: **4**. Every query is a network round trip, so more
+    ///   requests are in flight per worker while each waits for its answer.
+    pub fn blocking_threads_per_worker(self) -> usize {
+        match self {
+            Backend::Sqlite => 2,
+            Backend::Postgres => 4,
+        }
+    }
+}
+
 pub type DbPool = Pool<Manager>;
 pub type PooledConn = PooledConnection<Manager>;
 
