@@ -202,7 +202,8 @@ fn proofs_at_a_million_records() {
     if std::env::var_os("TOOLREG_BENCH_PG").is_some() {
         let name = format!("toolreg_bench_{}", std::process::id());
         let mut admin =
-            diesel::PgConnection::establish("postgres://postgres@127.0.0.1:5432/postgres").unwrap();
+            toolreg_server::db::connect_postgres("postgres://postgres@127.0.0.1:5432/postgres")
+                .unwrap();
         diesel::sql_query(format!("CREATE DATABASE {name}"))
             .execute(&mut admin)
             .unwrap();

@@ -337,7 +337,7 @@ async fn postgres_registry_with_data_migrates() {
             .find(|(k, _)| k == "TOOLREG_DATABASE_URL")
             .map(|(_, v)| v.clone())
             .expect("database url");
-        let mut conn = diesel::PgConnection::establish(&url).expect("postgres");
+        let mut conn = toolreg_server::db::connect_postgres(&url).expect("postgres");
         migrate_before_split(&mut conn, POSTGRES_MIGRATIONS);
         execute_all(&mut conn, &old_rows(&versions));
         // The identity sequences, as the old inserts would have moved them.
@@ -378,7 +378,7 @@ async fn postgres_registry_with_data_migrates() {
             .map(|(_, v)| v.clone())
             .expect("database url");
         let summaries =
-            || count_summaries(&mut diesel::PgConnection::establish(&url).expect("postgres"));
+            || count_summaries(&mut toolreg_server::db::connect_postgres(&url).expect("postgres"));
         check_migrated(&data, &env, &versions, &summaries);
         drop(services);
     })

@@ -24,7 +24,7 @@ struct TestDb {
 
 impl TestDb {
     fn create() -> Option<TestDb> {
-        let mut conn = match diesel::PgConnection::establish(PG_ADMIN_URL) {
+        let mut conn = match toolreg_server::db::connect_postgres(PG_ADMIN_URL) {
             Ok(c) => c,
             Err(e) => {
                 if std::env::var_os("CI").is_some() {
@@ -50,7 +50,7 @@ impl TestDb {
 
 impl Drop for TestDb {
     fn drop(&mut self) {
-        if let Ok(mut conn) = diesel::PgConnection::establish(PG_ADMIN_URL) {
+        if let Ok(mut conn) = toolreg_server::db::connect_postgres(PG_ADMIN_URL) {
             let _ = diesel::sql_query(format!(
                 "DROP DATABASE IF EXISTS {} WITH (FORCE)",
                 self.name

@@ -82,6 +82,29 @@ impl Backend {
 pub type DbPool = Pool<Manager>;
 pub type PooledConn = PooledConnection<Manager>;
 
+/// Prepares this process for libpq; call it before the process's first
+/// PostgreSQL connection ([`Db::connect`] and [`connect_postgres`] do).
+///
+/// libpq speaks TLS through OpenSSL, and whoever initializes OpenSSL first
+/// decides whether it frees its state in an `atexit` handler. If libpq does
+/// (its own initialization asks for the handler), a thread still inside
+/// libpq when the process exits — the search tailer's poll, a pooled
+/// connection being closed, a connection being opened — uses freed state
+/// and crashes the process (SIGSEGV at the end of a test binary whose
+/// harness had opened its own admin connection before the pool's first).
+/// This initializes OpenSSL first, without that handler; later calls do
+/// nothing.
+pub fn init_postgres_client() {
+    openssl_sys::init();
+}
+
+/// One PostgreSQL connection, after [`init_postgres_client`]: the pool's,
+/// and those opened outside it (creating and dropping test databases).
+pub fn connect_postgres(url: &str) -> ConnectionResult<diesel::PgConnection> {
+    init_postgres_client();
+    diesel::PgConnection::establish(url)
+}
+
 /// Opens connections of the backend the URL selected. (The derived
 /// `MultiConnection::establish` would try every backend in turn, so an
 /// unreachable PostgreSQL URL could end up as an SQLite file.)
@@ -97,9 +120,7 @@ impl ManageConnection for Manager {
 
     fn connect(&self) -> Result<DbConnection, Self::Error> {
         let conn = match self.backend {
-            Backend::Postgres => {
-                diesel::PgConnection::establish(&self.url).map(DbConnection::Postgresql)
-            }
+            Backend::Postgres => connect_postgres(&self.url).map(DbConnection::Postgresql),
             Backend::Sqlite => {
                 diesel::SqliteConnection::establish(&self.url).map(DbConnection::Sqlite)
             }
@@ -201,13 +222,7 @@ impl Db {
     pub fn connect(url: &str) -> AppResult<Db> {
         let (backend, conn_url) =
             if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-                // libpq speaks TLS through OpenSSL, which by default frees
-                // its state in an `atexit` handler; a thread still inside
-                // libpq at exit (the search tailer's poll, a connection
-                // being opened) then crashed the process (SIGSEGV seen at
-                // the end of a test binary). Initialize OpenSSL first,
-                // without that handler.
-                openssl_sys::init();
+                init_postgres_client();
                 (Backend::Postgres, url.to_string())
             } else {
                 configure_sqlite();

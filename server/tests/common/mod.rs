@@ -10,7 +10,6 @@ use std::process::Command;
 
 use actix_web::web;
 use diesel::prelude::*;
-use diesel::Connection;
 use rand::distr::{Alphanumeric, SampleString};
 use serde_json::Value;
 use toolreg_core::{Policy, Tier, ToolFiles};
@@ -291,7 +290,7 @@ impl Drop for TestApp {
         // `stop` sends the command at once; the returned future only waits for it.
         let _stopping = self.handle.stop(false);
         if let Some(name) = &self.pg_database {
-            if let Ok(mut conn) = diesel::PgConnection::establish(PG_ADMIN_URL) {
+            if let Ok(mut conn) = toolreg_server::db::connect_postgres(PG_ADMIN_URL) {
                 let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
                     .execute(&mut conn);
             }
@@ -306,7 +305,7 @@ async fn prepare_services() -> Result<(String, String), String> {
     let bucket = format!("toolreg-test-{suffix}");
     let name = db_name.clone();
     web::block(move || -> Result<(), String> {
-        let mut conn = diesel::PgConnection::establish(PG_ADMIN_URL)
+        let mut conn = toolreg_server::db::connect_postgres(PG_ADMIN_URL)
             .map_err(|e| format!("PostgreSQL at {PG_ADMIN_URL}: {e}"))?;
         diesel::sql_query(format!("CREATE DATABASE {name}"))
             .execute(&mut conn)

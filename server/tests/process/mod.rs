@@ -87,7 +87,7 @@ impl Services {
 impl Drop for Services {
     fn drop(&mut self) {
         if let Some(name) = &self.database {
-            if let Ok(mut conn) = diesel::PgConnection::establish(PG_ADMIN_URL) {
+            if let Ok(mut conn) = toolreg_server::db::connect_postgres(PG_ADMIN_URL) {
                 let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
                     .execute(&mut conn);
             }
@@ -96,7 +96,7 @@ impl Drop for Services {
 }
 
 fn create_database() -> Option<String> {
-    let mut conn = match diesel::PgConnection::establish(PG_ADMIN_URL) {
+    let mut conn = match toolreg_server::db::connect_postgres(PG_ADMIN_URL) {
         Ok(c) => c,
         Err(e) => return unavailable(format!("PostgreSQL unreachable at {PG_ADMIN_URL}: {e}")),
     };
