@@ -82,8 +82,9 @@ impl Backend {
 pub type DbPool = Pool<Manager>;
 pub type PooledConn = PooledConnection<Manager>;
 
-/// Prepares this process for libpq; call it before the process's first
-/// PostgreSQL connection ([`Db::connect`] and [`connect_postgres`] do).
+/// One PostgreSQL connection: the pool's ([`Manager`]) and those opened
+/// outside it (the tests' admin connections that create and drop
+/// databases). Every libpq connection of the process goes through here.
 ///
 /// libpq speaks TLS through OpenSSL, and whoever initializes OpenSSL first
 /// decides whether it frees its state in an `atexit` handler. If libpq does
@@ -92,16 +93,10 @@ pub type PooledConn = PooledConnection<Manager>;
 /// connection being closed, a connection being opened — uses freed state
 /// and crashes the process (SIGSEGV at the end of a test binary whose
 /// harness had opened its own admin connection before the pool's first).
-/// This initializes OpenSSL first, without that handler; later calls do
-/// nothing.
-pub fn init_postgres_client() {
-    openssl_sys::init();
-}
-
-/// One PostgreSQL connection, after [`init_postgres_client`]: the pool's,
-/// and those opened outside it (creating and dropping test databases).
+/// So OpenSSL is initialized here first, without that handler (later calls
+/// do nothing).
 pub fn connect_postgres(url: &str) -> ConnectionResult<diesel::PgConnection> {
-    init_postgres_client();
+    openssl_sys::init();
     diesel::PgConnection::establish(url)
 }
 
@@ -222,7 +217,6 @@ impl Db {
     pub fn connect(url: &str) -> AppResult<Db> {
         let (backend, conn_url) =
             if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-                init_postgres_client();
                 (Backend::Postgres, url.to_string())
             } else {
                 configure_sqlite();
