@@ -166,8 +166,8 @@ pub fn server(
     // Database work and local-file reads run on each worker's blocking
     // pool, sized for the backend. Threads beyond the database pool's
     // connections only queue for one, and each keeps its own stack and
-    // allocator heap: the default cap (512 / workers) grew the process by
-    // ~35 idle threads under load.
+    // allocator heap: the default cap (512 / workers) lets dozens of idle
+    // threads pile up under load.
     .worker_max_blocking_threads(blocking_threads)
     // A streamed download writes headers and body separately; without
     // TCP_NODELAY, Nagle's algorithm holds the body back until the client's

@@ -97,8 +97,8 @@ fn init_tracing() -> Option<log_writer::FlushGuard> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     // Colours only for a person at a terminal: escape codes in a log file
-    // or a collector are noise (and writing them was ~15 % of the
-    // formatting of a request's line).
+    // or a collector are noise, and writing them costs formatting time on
+    // every request's line.
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     match log_writer::BatchedStderr::start() {
         Ok((writer, guard)) => {

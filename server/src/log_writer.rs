@@ -7,10 +7,9 @@
 //! woken); the writer thread wakes every [`FLUSH_INTERVAL`], or as soon as
 //! [`FLUSH_BYTES`] are waiting, and writes everything in one `write`.
 //!
-//! (`tracing-appender`'s non-blocking writer, used before, sends each line
-//! through a channel to its worker: one wake-up, a spin of `sched_yield`
-//! calls and one `write` per line — per request, about a tenth of the
-//! server's CPU time on a cached metadata answer.)
+//! (A channel to a writer thread per line, as `tracing-appender`'s
+//! non-blocking writer does, costs one wake-up, a spin of `sched_yield`
+//! calls and one `write` per line — per request.)
 //!
 //! Nothing is dropped: when [`MAX_PENDING_BYTES`] are waiting (stderr is
 //! slower than the server), a request thread waits for the writer instead

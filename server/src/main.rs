@@ -15,10 +15,9 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// Commit arena memory as it is used (not a whole arena up front, which
 /// Linux then backs with resident huge pages) and give freed pages back at
-/// once instead of after a delay. Measured (`bench/`, 1,000 tools): 26 MiB
-/// of heap after the load instead of 36–50 MiB with mimalloc's defaults and
-/// 54 MiB with glibc. An operator's `MIMALLOC_ARENA_EAGER_COMMIT` or
-/// `MIMALLOC_PURGE_DELAY` still wins.
+/// once instead of after a delay, so the heap shrinks back after a load
+/// (`bench/README.md` has the measurements). An operator's
+/// `MIMALLOC_ARENA_EAGER_COMMIT` or `MIMALLOC_PURGE_DELAY` still wins.
 fn release_memory_promptly() {
     for (var, option, value) in [
         (

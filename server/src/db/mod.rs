@@ -32,9 +32,9 @@ pub enum DbConnection {
 /// Use it for the queries of hot read paths. Through the `MultiConnection`
 /// wrapper every query is serialized to SQL text on every call — to decide
 /// whether it may be cached and to look the prepared statement up by its
-/// text — which was about 40 % of the instructions of an uncached tool
-/// summary. On the backend's own connection a query whose shape is fixed
-/// finds its prepared statement by its Rust type, without building any SQL.
+/// text — a large share of a small lookup's cost. On the backend's own
+/// connection a query whose shape is fixed finds its prepared statement by
+/// its Rust type, without building any SQL.
 ///
 /// ```ignore
 /// let row = on_backend!(conn, |c| tools::table.find(id).first::<ToolRow>(c))?;
@@ -65,10 +65,8 @@ impl Backend {
     ///   two threads per worker — one per core's worth of work plus one
     ///   waiting on a lock or a file write — keep the cores busy, and the
     ///   small hot reads skip the pool altogether ([`Db::lookup`]). Each
-    ///   further thread only added its stack and its allocator heap: 4
-    ///   per worker left the process ~2.4 MiB larger after the 1,000-tool
-    ///   benchmark load (38.4 → 36.1 MiB, three runs each) at the same
-    ///   publish, metadata, download and search rates (bench/README.md).
+    ///   further thread only adds its stack and its allocator heap, not
+    ///   throughput (`bench/README.md` has the measurements).
     /// - PostgreSQL: **4**. Every query is a network round trip, so more
     ///   requests are in flight per worker while each waits for its answer.
     pub fn blocking_threads_per_worker(self) -> usize {
@@ -136,12 +134,12 @@ impl ManageConnection for Manager {
 /// the writer), NORMAL sync (durable against a killed process), a busy
 /// timeout instead of immediate SQLITE_BUSY, enforced foreign keys, and a
 /// 512 KiB page cache per connection (SQLite's default of 2 MiB times the
-/// pool's 8 connections held a private copy of a small database eight
+/// pool's 8 connections would hold a private copy of a small database eight
 /// times over; the operating system's page cache serves the rest). Each
 /// connection's cache is its own (no shared LRU behind a global mutex; see
 /// `LIBSQLITE3_FLAGS` in `.cargo/config.toml`); 512 KiB holds the interior
-/// pages of the hot tables' B-trees at 100,000 tools (~60 pages), and the
-/// leaves a lookup reads are random anyway.
+/// pages of the hot tables' B-trees of a large registry, and the leaves a
+/// lookup reads are random anyway.
 #[derive(Debug)]
 struct SqlitePragmas;
 
@@ -163,7 +161,7 @@ impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for SqlitePragmas {
 /// multi-thread mode (a pooled connection is only ever used by one thread
 /// at a time, so SQLite's per-call connection mutex is not needed) and no
 /// memory statistics (their global mutex is taken on every SQLite
-/// allocation, and the two HTTP workers' lookups contended on it).
+/// allocation, and concurrent lookups would contend on it).
 /// SQLite also allocates through mimalloc (`sqlite_memory`), as the rest
 /// of the server does, instead of glibc's malloc.
 /// If SQLite was already initialized (someone opened a connection first),
@@ -246,15 +244,14 @@ impl Db {
             // No connections opened in the background to keep some idle:
             // a subcommand that exits right after its work could otherwise
             // exit while r2d2's thread is inside libpq/OpenSSL opening one,
-            // and OpenSSL's exit-time cleanup crashed that thread (SIGSEGV
-            // in about 1 of 8 `admin set-tier` runs on PostgreSQL).
-            // Connections are still kept once made.
+            // and OpenSSL's exit-time cleanup would crash that thread
+            // (SIGSEGV). Connections are still kept once made.
             .min_idle(Some(0))
             .connection_timeout(Duration::from_secs(15))
             // A PostgreSQL connection can die with the network or the
             // server, so it is checked (`SELECT 1`) before each use; an
             // SQLite connection is a file handle and cannot go stale, and
-            // the check was one more query on every request.
+            // the check would be one more query on every request.
             .test_on_check_out(backend == Backend::Postgres)
             .connection_customizer(Box::new(SqlitePragmas))
             .build(manager)
@@ -305,8 +302,7 @@ impl Db {
     /// do — where it is cheapest. On SQLite with an idle pooled connection
     /// it runs right here on the calling thread: the database is in-process
     /// and such a read takes microseconds, less than handing it to the
-    /// blocking pool and back (that hand-off was most of the cost of an
-    /// uncached tool summary). Otherwise (no idle connection, or PostgreSQL,
+    /// blocking pool and back. Otherwise (no idle connection, or PostgreSQL,
     /// where every query is a network round trip) it is [`Db::read`]. Never
     /// waits for a connection on the calling thread.
     pub async fn lookup<T, F>(&self, f: F) -> AppResult<T>

@@ -3,8 +3,8 @@
 //! The bundled SQLite allocates with the C library's `malloc` unless told
 //! otherwise. Under glibc every thread that runs SQLite (two HTTP workers,
 //! the blocking pool, the change-log tailers) gets an arena of its own, and
-//! each arena keeps what SQLite freed: ~5 MiB resident for ~2.4 MB of live
-//! page caches and statements after the 1,000-tool benchmark load. Routed
+//! each arena keeps what SQLite freed, so resident memory stays well above
+//! what SQLite actually uses. Routed
 //! through mimalloc, which the server already uses for everything else and
 //! tells to return freed pages at once (`main.rs`), SQLite's memory sits in
 //! the same heap and goes back to the system like the rest.
