@@ -1,5 +1,5 @@
-//! Checking pins against the registry's transparency log (DESIGN §8), for
-//! `add`, `install` and `update`:
+//! Checking pins against the registry's transparency log
+//! (`docs/transparency.md`), for `add`, `install` and `update`:
 //!
 //! 1. the log key is the one pinned in toolreg.toml's `[registry] log_key`,
 //!    or, on first use, the registry's served key, which is then pinned;

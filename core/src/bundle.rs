@@ -1,4 +1,4 @@
-//! Deterministic packing and limited unpacking of tool bundles (DESIGN §5).
+//! Deterministic packing and limited unpacking of tool bundles.
 //!
 //! A bundle is a gzip'd tar of a tool directory. [`pack`] writes it so that
 //! the same files always give the same bytes (and so the same sha256) on any
@@ -111,7 +111,8 @@ fn has_drive_prefix(path: &str) -> bool {
     b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':'
 }
 
-/// Unpack a bundle within `limits`, refusing anything DESIGN §5 forbids.
+/// Unpack a bundle within `limits`, refusing everything the module
+/// documentation lists.
 ///
 /// Directory entries are accepted and ignored (the result holds files only).
 /// Errors: [`Error::TooLarge`] for the size and entry-count limits (naming

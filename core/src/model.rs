@@ -1,5 +1,6 @@
-//! The canonical tool model: what every format reads into (DESIGN §2,
-//! FORMATS.md). One [`Tool`] is one version of one tool.
+//! The canonical tool model: what every format reads into (each format
+//! module under `formats/` describes its field mapping). One [`Tool`] is one
+//! version of one tool.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

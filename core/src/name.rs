@@ -1,4 +1,4 @@
-//! Registry names (DESIGN §2): the rules a tool's identity must follow, how
+//! Registry names: the rules a tool's identity must follow, how
 //! one is derived from a format's own name, and the normalized form that
 //! uniqueness is checked on (so `web_search` can't squat on `web-search`).
 

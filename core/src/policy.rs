@@ -1,5 +1,5 @@
 //! Execution kinds, publisher tiers, and the policy that says which tier may
-//! publish which kind (DESIGN §3). What a bundle can do when it runs decides
+//! publish which kind (`docs/architecture.md`, "Trust tiers"). What a bundle can do when it runs decides
 //! who may publish it: code-running tools never come from untrusted publishers.
 
 use std::collections::BTreeMap;

@@ -1,4 +1,4 @@
-//! Command line and environment configuration of `toolreg-server` (DESIGN §6):
+//! Command line and environment configuration of `toolreg-server`:
 //! every option is a flag with a `TOOLREG_*` environment equivalent.
 
 use std::net::SocketAddr;

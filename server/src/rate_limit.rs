@@ -1,4 +1,4 @@
-//! Rate limits on publishing and on token creation (DESIGN §4: `429`), per
+//! Rate limits on publishing and on token creation (`429`, `docs/api.md`), per
 //! token and per client IP. Counts live in the database (`rate_limits`, one
 //! fixed-window counter per action and subject, bumped with one upsert), so
 //! every replica on the same database shares them.

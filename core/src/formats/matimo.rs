@@ -2,7 +2,7 @@
 //! v0.1.0-alpha.11. Parsed with serde-saphyr under a tight budget (it is
 //! untrusted input: aliases, depth, size and document count are all bounded).
 //!
-//! Field mapping (FORMATS.md): `name` is both the call name (verbatim) and the
+//! Field mapping: `name` is both the call name (verbatim) and the
 //! source of the registry name; `parameters` (a map of name → spec with
 //! `required: true|false`) becomes a JSON Schema object; `execution.type`
 //! gives the execution kind; `output_schema` the result; `authentication`

@@ -1,6 +1,6 @@
 //! The MCP format: one `Tool` object (schema 2026-07-28) in `tool.json`.
 //!
-//! Field mapping (FORMATS.md): `name` is the call name (verbatim) and,
+//! Field mapping: `name` is the call name (verbatim) and,
 //! normalized, the registry name; `title` (or `annotations.title`) the
 //! title; `inputSchema` the parameters (must be `type: object`);
 //! `outputSchema` the result; `annotations.*Hint` the hints; `icons` kept;

@@ -1,7 +1,7 @@
 //! The prompt format ("JSON Format for LLM Tools"): `prompt.json` with a
 //! `model_prompt` template (`{{var}}` placeholders) and `metadata`.
 //!
-//! Field mapping (FORMATS.md): `metadata.prompt_name` is the title and the
+//! Field mapping: `metadata.prompt_name` is the title and the
 //! source of the registry and call names; `metadata.variables[]` become the
 //! parameters (text → string; single-select → string + enum; multi-select →
 //! array of enum; `default` kept); `metadata.expected_output` becomes a

@@ -1,7 +1,7 @@
 //! The Shinkai tool format: `metadata.json` (Shinkai Metadata 0.9.8) with
 //! the tool's code beside it in `tool.ts` (Deno) or `tool.py` (Python).
 //!
-//! Field mapping (FORMATS.md): the registry name comes from `id` (else from
+//! Field mapping: the registry name comes from `id` (else from
 //! the display `name`), the call name is `id` or a slug of `name`, `name` is
 //! the title; `parameters`, `result` and `configurations` are JSON Schemas;
 //! `oauth[]` are the auth needs (a non-empty `clientSecret` is refused: it is

@@ -106,7 +106,7 @@ pub fn node_hash(left: &Hash, right: &Hash) -> Hash {
 }
 
 /// The log record for one published version:
-/// `toolreg <name> <version> sha256:<hex>\n` (DESIGN §8).
+/// `toolreg <name> <version> sha256:<hex>\n` (`docs/transparency.md`).
 pub fn record(name: &str, version: &str, sha256_hex: &str) -> String {
     format!("toolreg {name} {version} sha256:{sha256_hex}\n")
 }
