@@ -1,6 +1,7 @@
 //! Execution kinds, publisher tiers, and the policy that says which tier may
-//! publish which kind (`docs/architecture.md`, "Trust tiers"). What a bundle can do when it runs decides
-//! who may publish it: code-running tools never come from untrusted publishers.
+//! publish which kind (`docs/architecture.md`, "Trust tiers"). What a bundle
+//! can do when it runs decides who may publish it: code-running tools never
+//! come from untrusted publishers.
 
 use std::collections::BTreeMap;
 use std::fmt;
