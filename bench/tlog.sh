@@ -1,5 +1,5 @@
 #!/bin/sh
-# Proof generation at 1,000,000 transparency-log records (issue 9.3: ≤ 1 ms).
+# Proof generation at 1,000,000 transparency-log records (goal: ≤ 1 ms per proof).
 #
 # Fills a real SQLite database (and PostgreSQL with TOOLREG_BENCH_PG=1) with
 # the stored subtree hashes of a 1,000,000-leaf tree, computed by the core
