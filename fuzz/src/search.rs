@@ -1,6 +1,6 @@
 //! The body of the `search_query` fuzz target: a query string exactly as
 //! `GET /api/v1/search?...` receives it — decoded by actix-web's
-//! `web::Query<SearchQuery>` extractor, validated by `SearchQuery::parse`,
+//! `web::Query<SearchRequest>` extractor, validated by `SearchRequest::parse`,
 //! then run by `SearchIndex::query` against a small in-memory index (no
 //! server, no database). `server/tests/search_fuzz_regressions.rs` includes
 //! this file (`#[path]`) and replays the seeds through the same code.
@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use actix_web::web;
 use chrono::{TimeZone, Utc};
 use toolreg_core::{ExecutionKind, Format, Tier};
-use toolreg_server::search::{SearchDoc, SearchError, SearchIndex, SearchQuery};
+use toolreg_search::{SearchDoc, SearchError, SearchIndex, SearchRequest};
 
 /// The parameters `GET /api/v1/search` knows; a bad-request message starts with one.
 const PARAMS: &[&str] = &[
@@ -106,7 +106,7 @@ pub fn search_query(data: &[u8]) {
         return;
     };
     // What the actix extractor refuses is a 400 before our code runs.
-    let Ok(query) = web::Query::<SearchQuery>::from_query(qs) else {
+    let Ok(query) = web::Query::<SearchRequest>::from_query(qs) else {
         return;
     };
     let params = match query.parse() {

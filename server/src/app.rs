@@ -119,7 +119,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(controllers::blobs::blob)
         .service(controllers::publishers::set_tier)
         .service(controllers::audit::list)
-        .service(crate::search::route::search)
+        .service(controllers::search::search)
         .service(controllers::log::checkpoint)
         .service(controllers::log::key)
         .service(controllers::log::proof)

@@ -52,6 +52,10 @@ pub enum AppError {
     /// 429 `rate-limited`, with `Retry-After: retry_after` (seconds).
     #[error("{detail}")]
     RateLimited { detail: String, retry_after: u64 },
+    /// 503 `unavailable`: a part of the server is not running (yet), with
+    /// `Retry-After: retry_after` (seconds).
+    #[error("{detail}")]
+    Unavailable { detail: String, retry_after: u64 },
     #[error("database error: {0}")]
     Database(#[from] diesel::result::Error),
     #[error("database connection error: {0}")]
@@ -109,6 +113,26 @@ impl From<toolreg_core::Error> for AppError {
     }
 }
 
+/// Seconds a client is told to wait when search is not running yet (the
+/// index is opened, or rebuilt from the database, at start-up).
+pub const SEARCH_RETRY_AFTER: u64 = 5;
+
+/// The one mapping of search errors: a bad parameter is a 400 naming it,
+/// search not running (yet) a 503, anything else a 500.
+impl From<toolreg_search::SearchError> for AppError {
+    fn from(err: toolreg_search::SearchError) -> Self {
+        use toolreg_search::SearchError as E;
+        match err {
+            E::BadRequest(message) => AppError::BadRequest(message),
+            e @ E::NotRunning => AppError::Unavailable {
+                detail: e.to_string(),
+                retry_after: SEARCH_RETRY_AFTER,
+            },
+            other => AppError::Internal(format!("search failed: {other}")),
+        }
+    }
+}
+
 impl From<actix_web::error::BlockingError> for AppError {
     fn from(err: actix_web::error::BlockingError) -> Self {
         AppError::Internal(format!("background task failed: {err}"))
@@ -149,6 +173,7 @@ impl AppError {
             AppError::InvalidDefinition { .. } => ("invalid-definition", "Invalid tool definition"),
             AppError::Unprocessable(_) => ("unprocessable", "Cannot process the request"),
             AppError::RateLimited { .. } => ("rate-limited", "Too many requests"),
+            AppError::Unavailable { .. } => ("unavailable", "Service unavailable"),
             AppError::Database(_)
             | AppError::Pool(_)
             | AppError::Storage(_)
@@ -160,7 +185,9 @@ impl AppError {
     pub fn problem(&self) -> ProblemBody {
         let (slug, title) = self.slug_and_title();
         let status = self.status_code();
-        let detail = if status.is_server_error() {
+        // A server error's own message stays in the log; "not running yet"
+        // is no failure and says what is unavailable.
+        let detail = if status.is_server_error() && !matches!(self, AppError::Unavailable { .. }) {
             "The registry failed to handle the request; it has been logged. Try again later."
                 .to_string()
         } else {
@@ -204,6 +231,7 @@ impl ResponseError for AppError {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
             AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Database(_)
             | AppError::Pool(_)
             | AppError::Storage(_)
@@ -213,15 +241,19 @@ impl ResponseError for AppError {
 
     fn error_response(&self) -> HttpResponse {
         let status = self.status_code();
-        if status.is_server_error() {
-            tracing::error!(error = %self, "request failed");
+        match self {
+            AppError::Unavailable { .. } => tracing::warn!(error = %self, "request refused"),
+            _ if status.is_server_error() => tracing::error!(error = %self, "request failed"),
+            _ => {}
         }
         let mut res = HttpResponse::build(status);
         res.content_type("application/problem+json");
         if status == StatusCode::UNAUTHORIZED {
             res.insert_header(("WWW-Authenticate", "Bearer"));
         }
-        if let AppError::RateLimited { retry_after, .. } = self {
+        if let AppError::RateLimited { retry_after, .. } | AppError::Unavailable { retry_after, .. } =
+            self
+        {
             res.insert_header((
                 actix_web::http::header::RETRY_AFTER,
                 retry_after.to_string(),

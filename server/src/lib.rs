@@ -1,6 +1,7 @@
 //! toolreg-server: the registry's HTTP API, diesel store, object_store blobs
-//! and tantivy search, plus the operator subcommands (`migrate`, `admin`,
-//! `verify`, `gc`). `main.rs` only parses the command line and calls [`run`].
+//! and search (the `toolreg-search` engine fed from the store), plus the
+//! operator subcommands (`migrate`, `admin`, `verify`, `gc`, `reindex`).
+//! `main.rs` only parses the command line and calls [`run`].
 
 pub mod app;
 pub mod auth;
@@ -70,7 +71,7 @@ pub fn run(cli: Cli) -> ExitCode {
             Command::Gc(opts) => ops::gc(&cli.store, opts.min_age())
                 .await
                 .map(|_| ExitCode::SUCCESS),
-            Command::Reindex { index } => search::reindex_command(&cli.store, index.as_deref()),
+            Command::Reindex { index } => ops::reindex(&cli.store, index.as_deref()),
         }
     });
     finish(result)

@@ -1,7 +1,10 @@
-//! The operator subcommands: `serve`, `migrate`, `admin`, `verify` and `gc`.
+//! The operator subcommands: `serve`, `migrate`, `admin`, `verify`, `gc` and
+//! `reindex`.
 
 use std::net::TcpListener;
+use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::web;
@@ -16,12 +19,25 @@ use crate::error::{internal, AppResult};
 use crate::models::tier::{Actor, TierChange};
 use crate::models::{NewAudit, Scope, Token, User, VersionRow};
 use crate::read_cache::{CacheSizes, ReadCache};
+use crate::search::{self, StoreSource};
 
 /// Open the database and run pending migrations.
 pub fn open_db(store: &StoreOptions) -> AppResult<Db> {
     let db = Db::connect(&store.database_url())?;
     db.migrate()?;
     Ok(db)
+}
+
+/// `reindex [--index DIR]`: rebuild the search index from the database
+/// alone (into `<data>/index` by default), print how many tools were indexed.
+pub fn reindex(store: &StoreOptions, index: Option<&Path>) -> AppResult<ExitCode> {
+    let db = open_db(store)?;
+    let dir = index
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| search::index_dir(store));
+    let n = search::reindex(&dir, Arc::new(StoreSource::new(db)))?;
+    println!("reindexed {n} tools into {}", dir.display());
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `serve`: migrate, then serve until SIGTERM/SIGINT.
@@ -60,7 +76,8 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
         );
     }
     let state = web::Data::new(state);
-    crate::search::start_for(&state, store)?;
+    let source = Arc::new(StoreSource::new(state.db.clone()));
+    state.search.start(&search::index_dir(store), source)?;
     let listener = TcpListener::bind(opts.listen)
         .map_err(|e| internal(format!("cannot listen on {}: {e}", opts.listen)))?;
     let addr = listener.local_addr().map_err(|e| internal(e.to_string()))?;

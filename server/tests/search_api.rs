@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use common::{json, problem, Backend, BundleBuilder, TestApp};
 use serde_json::Value;
 use toolreg_core::Tier;
-use toolreg_server::search::{SearchIndex, SearchParams, StoreSource};
+use toolreg_search::{SearchIndex, SearchParams};
+use toolreg_server::search::StoreSource;
 
 /// Starts the app with its search index in `<data>/index`.
 async fn start(backend: Backend) -> Option<TestApp> {
@@ -372,7 +373,7 @@ async fn fresh_after_publish_yank_and_block(app: TestApp) {
     assert_eq!(res.status(), 200);
     let source = StoreSource::new(app.state.db.clone());
     let (bulk, each) = actix_web::web::block(move || {
-        use toolreg_server::search::SearchSource;
+        use toolreg_search::SearchSource;
         let bulk = source.all_docs().expect("all_docs");
         let mut each = vec![];
         for name in source.all_tool_names().expect("names") {
@@ -433,7 +434,7 @@ async fn rebuild(app: TestApp) {
     {
         let rebuilt = SearchIndex::open(&rebuilt_dir).expect("open the rebuilt index");
         for (q, expected) in PROBES.iter().zip(&before) {
-            let raw: toolreg_server::search::SearchQuery = serde_urlencoded_like(q);
+            let raw: toolreg_search::SearchRequest = serde_urlencoded_like(q);
             let got =
                 serde_json::to_value(rebuilt.query(&raw.parse().expect("params")).expect("query"))
                     .expect("json");
@@ -474,8 +475,8 @@ async fn rebuild(app: TestApp) {
 }
 
 /// Parses `a=b&c=d` into the search parameters the route would see.
-fn serde_urlencoded_like(q: &str) -> toolreg_server::search::SearchQuery {
-    let mut out = toolreg_server::search::SearchQuery::default();
+fn serde_urlencoded_like(q: &str) -> toolreg_search::SearchRequest {
+    let mut out = toolreg_search::SearchRequest::default();
     for pair in q.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         let v = Some(v.replace("%20", " "));
@@ -492,15 +493,25 @@ fn serde_urlencoded_like(q: &str) -> toolreg_server::search::SearchQuery {
     out
 }
 
-/// Search without a started index is an error answer, never a crash.
+/// Search without a started index is a 503 telling the client when to try
+/// again, never a crash or a 500.
 #[actix_web::test]
 async fn search_before_the_index_starts_is_a_problem_answer() {
     let Some(app) = TestApp::start(Backend::Sqlite).await else {
         return;
     };
-    let (status, body) = json(app.get("/api/v1/search?q=x").await).await;
-    assert_eq!(status, 500, "{body}");
-    assert_eq!(body["type"], "https://toolreg.dev/problems/internal");
+    let res = app.get("/api/v1/search?q=x").await;
+    let retry_after = res
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let body = problem(res, 503, "unavailable").await;
+    assert_eq!(retry_after.as_deref(), Some("5"), "{body}");
+    assert_eq!(
+        body["detail"],
+        "search is not available on this server right now"
+    );
     // Parameters are still checked first.
     problem(
         app.get("/api/v1/search?per_page=0").await,

@@ -2,7 +2,7 @@
 //! (issue 10): every file under `fuzz/seeds/search_query/` and
 //! `server/tests/search_fuzz_regressions/search_query/` goes through the very
 //! function the libFuzzer target calls (included from `fuzz/src/search.rs`):
-//! query string → actix-web's `web::Query<SearchQuery>` → `SearchQuery::parse`
+//! query string → actix-web's `web::Query<SearchRequest>` → `SearchRequest::parse`
 //! → `SearchIndex::query`. Plus the explicit limits on the query path, each
 //! answering with an error that names the parameter and the limit.
 
@@ -13,7 +13,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use actix_web::web;
-use toolreg_server::search::{SearchError, SearchQuery, MAX_QUERY_CHARS};
+use toolreg_search::{SearchError, SearchRequest, MAX_SEARCH_QUERY_CHARS};
 
 fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = fs::read_dir(dir)
@@ -50,8 +50,8 @@ fn every_seed_and_saved_crash_replays_without_panic() {
     );
 }
 
-fn parse(qs: &str) -> Result<toolreg_server::search::SearchParams, String> {
-    let query = web::Query::<SearchQuery>::from_query(qs).map_err(|e| format!("extractor: {e}"))?;
+fn parse(qs: &str) -> Result<toolreg_search::SearchParams, String> {
+    let query = web::Query::<SearchRequest>::from_query(qs).map_err(|e| format!("extractor: {e}"))?;
     query.parse().map_err(|e| match e {
         SearchError::BadRequest(m) => m,
         other => panic!("expected a bad request, got {other}"),
@@ -64,14 +64,14 @@ fn a_ten_megabyte_query_is_refused_by_the_length_cap() {
     let start = std::time::Instant::now();
     let err = parse(&qs).unwrap_err();
     assert!(
-        err.starts_with("q:") && err.contains(&format!("the limit is {MAX_QUERY_CHARS}")),
+        err.starts_with("q:") && err.contains(&format!("the limit is {MAX_SEARCH_QUERY_CHARS}")),
         "{err}"
     );
     assert!(start.elapsed().as_secs() < 2, "took {:?}", start.elapsed());
     // Percent-encoded characters count once each, after decoding.
-    let encoded = format!("q={}", "%C3%A9".repeat(MAX_QUERY_CHARS));
-    assert_eq!(parse(&encoded).unwrap().q.chars().count(), MAX_QUERY_CHARS);
-    let over = format!("q={}", "%C3%A9".repeat(MAX_QUERY_CHARS + 1));
+    let encoded = format!("q={}", "%C3%A9".repeat(MAX_SEARCH_QUERY_CHARS));
+    assert_eq!(parse(&encoded).unwrap().q.chars().count(), MAX_SEARCH_QUERY_CHARS);
+    let over = format!("q={}", "%C3%A9".repeat(MAX_SEARCH_QUERY_CHARS + 1));
     assert!(parse(&over).unwrap_err().starts_with("q:"));
 }
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{TimeZone, Utc};
 use toolreg_core::{ExecutionKind, Format, Tier, ToolFiles};
-use toolreg_server::search::{SearchDoc, SearchIndex, SearchParams};
+use toolreg_search::{SearchDoc, SearchIndex, SearchParams};
 
 /// Regression thresholds (the measured rates are printed).
 const MIN_TOP1: f64 = 0.85;

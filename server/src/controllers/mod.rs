@@ -8,6 +8,7 @@ pub mod me;
 pub mod metrics;
 pub mod publishers;
 pub mod resolve;
+pub mod search;
 pub mod tokens;
 pub mod tools;
 

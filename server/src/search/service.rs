@@ -1,12 +1,13 @@
 //! [`SearchService`]: the search index and its tailer as one shared service
-//! of the server (`AppState::search`), and the `reindex` subcommand.
+//! of the server (`AppState::search`), and [`reindex`], the rebuild behind
+//! the `reindex` subcommand.
 
 use std::path::Path;
 use std::sync::{Arc, RwLock};
 
-use super::{
-    SearchError, SearchIndex, SearchParams, SearchResults, SearchSource, Tailer, TailerHandle,
-    TailerOptions,
+use toolreg_search::{
+    OpenState, SearchError, SearchIndex, SearchParams, SearchResults, SearchSource, Tailer,
+    TailerHandle, TailerOptions,
 };
 
 struct Running {
@@ -35,13 +36,13 @@ impl SearchService {
         self.stop();
         let index = Arc::new(SearchIndex::open(dir)?);
         match index.state() {
-            super::OpenState::Rebuilt { reason } => {
+            OpenState::Rebuilt { reason } => {
                 tracing::warn!(dir = %dir.display(), %reason, "search index was unreadable; rebuilding it from the database")
             }
-            super::OpenState::Created => {
+            OpenState::Created => {
                 tracing::info!(dir = %dir.display(), "no search index yet; building it from the database")
             }
-            super::OpenState::Opened => {}
+            OpenState::Opened => {}
         }
         let tailer = Tailer::new(index.clone(), source, TailerOptions::default()).spawn()?;
         let mut running = self.running.write().unwrap_or_else(|e| e.into_inner());
@@ -88,12 +89,15 @@ impl SearchService {
 /// Rebuilds the index in `dir` from `source` alone (the `reindex`
 /// subcommand). Fails if a running server holds the index.
 pub fn reindex(dir: &Path, source: Arc<dyn SearchSource>) -> Result<usize, SearchError> {
-    let index = Arc::new(SearchIndex::open(dir).map_err(|e| match e {
-        SearchError::Index(tantivy::TantivyError::LockFailure(..)) => SearchError::Source(format!(
-            "the search index in {} is in use by a running server; stop that server first, or rebuild into another directory with --index",
-            dir.display()
-        )),
-        other => other,
+    let index = Arc::new(SearchIndex::open(dir).map_err(|e| {
+        if e.is_lock_failure() {
+            SearchError::Source(format!(
+                "the search index in {} is in use by a running server; stop that server first, or rebuild into another directory with --index",
+                dir.display()
+            ))
+        } else {
+            e
+        }
     })?);
     Tailer::new(index, source, TailerOptions::default()).reindex()
 }
@@ -101,29 +105,4 @@ pub fn reindex(dir: &Path, source: Arc<dyn SearchSource>) -> Result<usize, Searc
 /// The index directory of a data directory: `<data>/index`.
 pub fn index_dir(store: &crate::config::StoreOptions) -> std::path::PathBuf {
     store.data_dir.join("index")
-}
-
-/// Starts `state.search` on the database of `state`, in `<data>/index`.
-pub fn start_for(
-    state: &crate::app::AppState,
-    store: &crate::config::StoreOptions,
-) -> crate::error::AppResult<()> {
-    let source = Arc::new(super::StoreSource::new(state.db.clone()));
-    state.search.start(&index_dir(store), source)?;
-    Ok(())
-}
-
-/// `toolreg-server reindex [--index DIR]`: rebuild from the database alone,
-/// print how many tools were indexed.
-pub fn reindex_command(
-    store: &crate::config::StoreOptions,
-    index: Option<&Path>,
-) -> crate::error::AppResult<std::process::ExitCode> {
-    let db = crate::ops::open_db(store)?;
-    let dir = index
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| index_dir(store));
-    let n = reindex(&dir, Arc::new(super::StoreSource::new(db)))?;
-    println!("reindexed {n} tools into {}", dir.display());
-    Ok(std::process::ExitCode::SUCCESS)
 }

@@ -9,7 +9,7 @@ use diesel::dsl::max;
 use diesel::prelude::*;
 use toolreg_core::{ExecutionKind, Format, Tier};
 
-use super::{Change, SearchDoc, SearchError, SearchSource};
+use toolreg_search::{IndexChange, SearchDoc, SearchError, SearchSource};
 use crate::db::{Db, DbConnection};
 use crate::models::version::{semver_desc, ManifestSummary};
 use crate::models::ToolRow;
@@ -205,7 +205,7 @@ pub fn all_docs_on(conn: &mut DbConnection) -> Result<Vec<SearchDoc>, SearchErro
 }
 
 impl SearchSource for StoreSource {
-    fn changes_after(&self, seq: i64, limit: usize) -> Result<Vec<Change>, SearchError> {
+    fn changes_after(&self, seq: i64, limit: usize) -> Result<Vec<IndexChange>, SearchError> {
         let mut conn = self.conn()?;
         let rows: Vec<(i64, String)> = changes::table
             .filter(changes::seq.gt(seq))
@@ -216,11 +216,11 @@ impl SearchSource for StoreSource {
             .map_err(source_error)?;
         Ok(rows
             .into_iter()
-            .map(|(seq, tool)| Change { seq, tool })
+            .map(|(seq, tool)| IndexChange { seq, tool })
             .collect())
     }
 
-    fn changes_at(&self, seqs: &[i64]) -> Result<Vec<Change>, SearchError> {
+    fn changes_at(&self, seqs: &[i64]) -> Result<Vec<IndexChange>, SearchError> {
         if seqs.is_empty() {
             return Ok(Vec::new());
         }
@@ -234,7 +234,7 @@ impl SearchSource for StoreSource {
                 .select((changes::seq, changes::tool_name))
                 .load(&mut *conn)
                 .map_err(source_error)?;
-            out.extend(rows.into_iter().map(|(seq, tool)| Change { seq, tool }));
+            out.extend(rows.into_iter().map(|(seq, tool)| IndexChange { seq, tool }));
         }
         Ok(out)
     }

@@ -4,25 +4,22 @@
 
 use toolreg_core::policy::{ExecutionKind, Tier};
 use toolreg_core::{Format, Tool};
+use toolreg_search::{SearchParams, SearchResults, SearchSort};
 
 use super::catalog::{
     Catalog, Facets, Hit, Publisher, SearchPage, SearchQuery, Sort, ToolSummary, VersionDetail,
     VersionRow,
 };
 use crate::app::AppState;
-use crate::error::{bad_request, internal, AppError, AppResult};
+use crate::error::{internal, AppError, AppResult};
 use crate::models::version::{list_for_tool, VersionContent, VersionSummary};
 use crate::models::{owner, ToolRow, User};
-use crate::search::{self, SearchError, SearchParams, SearchResults};
 use crate::views::rfc3339;
 
 impl Catalog for AppState {
     fn search(&self, query: &SearchQuery) -> AppResult<SearchPage> {
         let params = search_params(query);
-        let results = self.search.query(&params).map_err(|e| match e {
-            SearchError::BadRequest(msg) => bad_request(msg),
-            other => internal(format!("search failed: {other}")),
-        })?;
+        let results = self.search.query(&params)?;
         Ok(search_page(results))
     }
 
@@ -154,9 +151,9 @@ fn search_params(q: &SearchQuery) -> SearchParams {
         execution: q.execution,
         tier: q.tier,
         sort: match q.sort {
-            Sort::Relevance => search::Sort::Relevance,
-            Sort::Downloads => search::Sort::Downloads,
-            Sort::Recent => search::Sort::Recent,
+            Sort::Relevance => SearchSort::Relevance,
+            Sort::Downloads => SearchSort::Downloads,
+            Sort::Recent => SearchSort::Recent,
         },
         page: q.page as usize,
         per_page: q.per_page as usize,

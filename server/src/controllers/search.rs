@@ -1,21 +1,13 @@
 //! `GET /api/v1/search`: validated parameters in, one page of hits with
 //! highlights, the total and facet counts out (docs/api.md, "Search").
-//! Bad parameters are 400 problem+json naming the parameter.
+//! Bad parameters are 400 problem+json naming the parameter; before the
+//! index is open the answer is 503 with `Retry-After`.
 
 use actix_web::{get, web};
+use toolreg_search::{SearchRequest, SearchResults};
 
-use super::{SearchError, SearchQuery, SearchResults};
 use crate::app::AppState;
 use crate::error::{AppError, AppResult, ProblemBody};
-
-impl From<SearchError> for AppError {
-    fn from(e: SearchError) -> Self {
-        match e {
-            SearchError::BadRequest(message) => AppError::BadRequest(message),
-            other => AppError::Internal(other.to_string()),
-        }
-    }
-}
 
 /// Search tools by name, title, keywords and description, with filters,
 /// sorting, paging, facet counts and highlights.
@@ -31,11 +23,12 @@ impl From<SearchError> for AppError {
         ("page" = Option<u64>, Query, description = "1-based page (page × per_page at most 10000)"),
         ("per_page" = Option<u64>, Query, description = "1 to 100, default 20"),
     ),
-    responses((status = 200, description = "One page of results", body = Object), (status = 400, body = ProblemBody)))]
+    responses((status = 200, description = "One page of results", body = Object), (status = 400, body = ProblemBody),
+        (status = 503, description = "Search is not running yet (see Retry-After)", body = ProblemBody)))]
 #[get("/api/v1/search")]
 pub async fn search(
     state: web::Data<AppState>,
-    query: web::Query<SearchQuery>,
+    query: web::Query<SearchRequest>,
 ) -> AppResult<web::Json<SearchResults>> {
     let params = query.parse()?;
     let results = web::block(move || state.search.query(&params))

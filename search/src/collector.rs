@@ -22,8 +22,8 @@ use std::sync::Arc;
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
 
-use super::params::Sort;
-use super::table::SegmentTable;
+use crate::params::SearchSort;
+use crate::table::SegmentTable;
 
 /// The per-segment result of a [`PageCollector`].
 pub(crate) struct SegmentPage {
@@ -40,7 +40,7 @@ pub(crate) struct SegmentPage {
 pub(crate) struct PageCollector {
     /// The generation's tables, by segment ordinal.
     pub(crate) tables: Arc<Vec<Arc<SegmentTable>>>,
-    pub(crate) sort: Sort,
+    pub(crate) sort: SearchSort,
     /// How many of the best matches to keep (`offset + limit`).
     pub(crate) k: usize,
     /// Count facet values (off when they are known in advance).
@@ -62,7 +62,7 @@ pub(crate) struct PageSegmentCollector {
     /// See [`SegmentTable::count`].
     combos: Vec<u32>,
     counts: [Vec<u32>; 4],
-    sort: Sort,
+    sort: SearchSort,
     top: TopK,
 }
 
@@ -102,7 +102,7 @@ impl Collector for PageCollector {
     }
 
     fn requires_scoring(&self) -> bool {
-        self.sort == Sort::Relevance
+        self.sort == SearchSort::Relevance
     }
 
     fn merge_fruits(&self, segment_fruits: Vec<SegmentPage>) -> tantivy::Result<Vec<SegmentPage>> {
@@ -147,18 +147,18 @@ impl SegmentCollector for PageSegmentCollector {
             return;
         }
         let high = match self.sort {
-            Sort::Relevance => PRESENT | u128::from(score_bits(score)) << 32,
-            Sort::Downloads => self
+            SearchSort::Relevance => PRESENT | u128::from(score_bits(score)) << 32,
+            SearchSort::Downloads => self
                 .table
                 .downloads
                 .first(doc)
                 .map_or(0, |v| PRESENT | u128::from(v) << 32),
-            Sort::Recent => self
+            SearchSort::Recent => self
                 .table
                 .updated_at
                 .first(doc)
                 .map_or(0, |v| PRESENT | u128::from((v as u64) ^ (1 << 63)) << 32),
-            Sort::Name => 0,
+            SearchSort::Name => 0,
         };
         if self
             .top
@@ -174,7 +174,7 @@ impl SegmentCollector for PageSegmentCollector {
     /// Without scores (every order but relevance), on a segment without
     /// deletions: blocks of matches, sort values read a block at a time.
     fn collect_block(&mut self, docs: &[DocId]) {
-        if self.sort == Sort::Relevance || docs.len() > BLOCK {
+        if self.sort == SearchSort::Relevance || docs.len() > BLOCK {
             for &doc in docs {
                 self.collect(doc, 0.0);
             }
@@ -191,7 +191,7 @@ impl SegmentCollector for PageSegmentCollector {
         }
         let mut highs = [0u128; BLOCK];
         match self.sort {
-            Sort::Downloads => {
+            SearchSort::Downloads => {
                 let mut values = [None; BLOCK];
                 self.table
                     .downloads
@@ -200,7 +200,7 @@ impl SegmentCollector for PageSegmentCollector {
                     *high = v.map_or(0, |v| PRESENT | u128::from(v) << 32);
                 }
             }
-            Sort::Recent => {
+            SearchSort::Recent => {
                 let mut values = [None; BLOCK];
                 self.table
                     .updated_at
@@ -209,7 +209,7 @@ impl SegmentCollector for PageSegmentCollector {
                     *high = v.map_or(0, |v| PRESENT | u128::from((v as u64) ^ (1 << 63)) << 32);
                 }
             }
-            Sort::Name | Sort::Relevance => {}
+            SearchSort::Name | SearchSort::Relevance => {}
         }
         for (&doc, &high) in docs.iter().zip(&highs) {
             if self

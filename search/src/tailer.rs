@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::{SearchDoc, SearchError, SearchIndex};
+use crate::{SearchDoc, SearchError, SearchIndex};
 
 /// How many sequence numbers below the head a rebuild waits for, in case
 /// their transactions had not committed when the tools were read.
@@ -26,7 +26,7 @@ const REINDEX_WINDOW: usize = 100;
 
 /// One entry of the change log: something about `tool` changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Change {
+pub struct IndexChange {
     pub seq: i64,
     pub tool: String,
 }
@@ -35,9 +35,9 @@ pub struct Change {
 pub trait SearchSource: Send + Sync {
     /// Up to `limit` changes with `seq` greater than the given one, in
     /// ascending `seq` order (only committed ones, naturally).
-    fn changes_after(&self, seq: i64, limit: usize) -> Result<Vec<Change>, SearchError>;
+    fn changes_after(&self, seq: i64, limit: usize) -> Result<Vec<IndexChange>, SearchError>;
     /// The changes among `seqs` that are visible now.
-    fn changes_at(&self, seqs: &[i64]) -> Result<Vec<Change>, SearchError>;
+    fn changes_at(&self, seqs: &[i64]) -> Result<Vec<IndexChange>, SearchError>;
     /// The highest `seq` in the change log (0 when it is empty).
     fn latest_seq(&self) -> Result<i64, SearchError>;
     /// The document for a tool now; `None` when the tool is gone or every

@@ -23,9 +23,10 @@
 //!   and 200,000 pseudo-random words), so a word whose lowercased first
 //!   letter starts no term is skipped without stemming it or looking it up.
 //!
-//! Stemming and looking up every word of 20 descriptions was a quarter of
-//! the time of a page. The `BENCH_DUMP` comparison and the snippet tests
-//! check that the output did not change.
+//! Stemming and looking up every word of a page's descriptions would be a
+//! large part of the cost of a page. The snippet tests (and the benchmark's
+//! `BENCH_DUMP` comparison of two builds) check that the output is the
+//! generator's.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -35,9 +36,9 @@ use tantivy::schema::Field;
 use tantivy::tokenizer::{Language, RawTokenizer, Stemmer, TextAnalyzer, TokenStream};
 use tantivy::{Score, Searcher, Term};
 
-use super::query::QueryWords;
-use super::results::Highlights;
-use super::{SearchDoc, SearchError};
+use crate::query::QueryWords;
+use crate::results::Highlights;
+use crate::{SearchDoc, SearchError};
 
 /// Longest description snippet, in characters (tantivy counts bytes).
 const SNIPPET_CHARS: usize = 200;

@@ -20,9 +20,9 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use tantivy::index::SegmentId;
 use tantivy::{Searcher, SegmentReader};
 
-use super::results::{FacetCounts, Facets};
-use super::table::SegmentTable;
-use super::SearchError;
+use crate::results::{FacetCounts, SearchFacets};
+use crate::table::SegmentTable;
+use crate::SearchError;
 
 /// Most values reported per facet.
 const MAX_VALUES: usize = 50;
@@ -84,7 +84,7 @@ pub(crate) struct Snapshot {
     /// By segment ordinal.
     pub(crate) tables: Vec<Arc<SegmentTable>>,
     globals: [Global; 4],
-    everything: OnceLock<Facets>,
+    everything: OnceLock<SearchFacets>,
 }
 
 impl Snapshot {
@@ -101,7 +101,7 @@ impl Snapshot {
             let maps = tables
                 .iter()
                 .map(|t| {
-                    let column = &t.facets[f];
+                    let column = t.facet(f);
                     (0..column.num_values())
                         .map(|ord| {
                             let value = column.value(ord);
@@ -129,7 +129,7 @@ impl Snapshot {
     pub(crate) fn facets<'a>(
         &self,
         segments: impl Iterator<Item = (usize, &'a [Vec<u32>; 4])> + Clone,
-    ) -> Facets {
+    ) -> SearchFacets {
         let mut fields = self.globals.iter().enumerate().map(|(f, global)| {
             let mut totals = vec![0u64; global.values.len()];
             for (seg, counts) in segments.clone() {
@@ -154,7 +154,7 @@ impl Snapshot {
             pairs.truncate(MAX_VALUES);
             FacetCounts(pairs.into_iter().map(|(v, c)| (v.to_string(), c)).collect())
         });
-        Facets {
+        SearchFacets {
             license: fields.next().unwrap_or_default(),
             keyword: fields.next().unwrap_or_default(),
             execution: fields.next().unwrap_or_default(),
@@ -163,7 +163,7 @@ impl Snapshot {
     }
 
     /// The facets of every searchable tool (computed once per generation).
-    pub(crate) fn everything(&self, searcher: &Searcher) -> Facets {
+    pub(crate) fn everything(&self, searcher: &Searcher) -> SearchFacets {
         self.everything
             .get_or_init(|| {
                 let counts: Vec<[Vec<u32>; 4]> = searcher

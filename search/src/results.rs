@@ -14,7 +14,7 @@ pub struct SearchResults {
     pub page: usize,
     pub per_page: usize,
     pub hits: Vec<SearchHit>,
-    pub facets: Facets,
+    pub facets: SearchFacets,
 }
 
 impl SearchResults {
@@ -45,7 +45,7 @@ impl SearchHit {
     }
 }
 
-impl Facets {
+impl SearchFacets {
     fn heap_bytes(&self) -> usize {
         [&self.license, &self.keyword, &self.execution, &self.tier]
             .iter()
@@ -84,7 +84,7 @@ pub struct Highlights {
 
 /// Counts per value for each facet, over every matching tool.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Facets {
+pub struct SearchFacets {
     pub license: FacetCounts,
     pub keyword: FacetCounts,
     pub execution: FacetCounts,

@@ -51,7 +51,7 @@ pub(crate) struct Fields {
     pub downloads: Field,
     /// Microseconds since the Unix epoch.
     pub updated_at: Field,
-    /// The [`super::SearchDoc`] as JSON, for rendering hits.
+    /// The [`crate::SearchDoc`] as JSON, for rendering hits.
     pub stored: Field,
 }
 

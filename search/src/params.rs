@@ -1,4 +1,4 @@
-//! `GET /api/v1/search` parameters: [`SearchQuery`] as they arrive (all
+//! `GET /api/v1/search` parameters: [`SearchRequest`] as they arrive (all
 //! strings, so a bad number is our 400 with the parameter's name, not the
 //! framework's), and [`SearchParams`] once validated.
 
@@ -7,10 +7,10 @@ use std::str::FromStr;
 use serde::Deserialize;
 use toolreg_core::{ExecutionKind, Format, Tier};
 
-use super::SearchError;
+use crate::SearchError;
 
 /// Longest accepted `q`, in characters.
-pub const MAX_QUERY_CHARS: usize = 512;
+pub const MAX_SEARCH_QUERY_CHARS: usize = 512;
 /// Largest accepted `per_page`.
 pub const MAX_PER_PAGE: usize = 100;
 /// Results beyond this many (`page * per_page`) are not served.
@@ -23,7 +23,7 @@ const DEFAULT_PER_PAGE: usize = 20;
 
 /// Result order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Sort {
+pub enum SearchSort {
     /// Best match first (BM25 with field boosts), then by name.
     #[default]
     Relevance,
@@ -35,14 +35,14 @@ pub enum Sort {
     Name,
 }
 
-impl FromStr for Sort {
+impl FromStr for SearchSort {
     type Err = SearchError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
-            "relevance" => Ok(Sort::Relevance),
-            "downloads" => Ok(Sort::Downloads),
-            "recent" => Ok(Sort::Recent),
-            "name" => Ok(Sort::Name),
+            "relevance" => Ok(SearchSort::Relevance),
+            "downloads" => Ok(SearchSort::Downloads),
+            "recent" => Ok(SearchSort::Recent),
+            "name" => Ok(SearchSort::Name),
             other => Err(SearchError::bad(
                 "sort",
                 format!(
@@ -56,7 +56,7 @@ impl FromStr for Sort {
 
 /// The search parameters as they arrive in the query string.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct SearchQuery {
+pub struct SearchRequest {
     pub q: Option<String>,
     pub keyword: Option<String>,
     pub license: Option<String>,
@@ -80,7 +80,7 @@ pub struct SearchParams {
     pub format: Option<Format>,
     pub execution: Option<ExecutionKind>,
     pub tier: Option<Tier>,
-    pub sort: Sort,
+    pub sort: SearchSort,
     /// 1-based page number.
     pub page: usize,
     pub per_page: usize,
@@ -95,7 +95,7 @@ impl Default for SearchParams {
             format: None,
             execution: None,
             tier: None,
-            sort: Sort::Relevance,
+            sort: SearchSort::Relevance,
             page: 1,
             per_page: DEFAULT_PER_PAGE,
         }
@@ -120,14 +120,14 @@ impl SearchParams {
             && self.tier.is_none()
     }
 
-    /// Checks every limit; used by [`SearchQuery::parse`] and by
-    /// [`super::SearchIndex::query`] (so typed callers get the same checks).
+    /// Checks every limit; used by [`SearchRequest::parse`] and by
+    /// [`crate::SearchIndex::query`] (so typed callers get the same checks).
     pub fn validate(&self) -> Result<(), SearchError> {
         let chars = self.q.chars().count();
-        if chars > MAX_QUERY_CHARS {
+        if chars > MAX_SEARCH_QUERY_CHARS {
             return Err(SearchError::bad(
                 "q",
-                format!("the query is {chars} characters long; the limit is {MAX_QUERY_CHARS}"),
+                format!("the query is {chars} characters long; the limit is {MAX_SEARCH_QUERY_CHARS}"),
             ));
         }
         if self.page == 0 {
@@ -192,7 +192,7 @@ fn number(param: &str, value: &Option<String>, default: usize) -> Result<usize, 
     }
 }
 
-impl SearchQuery {
+impl SearchRequest {
     /// Validates the raw parameters; every error names its parameter.
     pub fn parse(&self) -> Result<SearchParams, SearchError> {
         let format = match present(&self.format) {
@@ -232,7 +232,7 @@ impl SearchQuery {
             })?),
         };
         let sort = match present(&self.sort) {
-            None => Sort::Relevance,
+            None => SearchSort::Relevance,
             Some(v) => v.parse()?,
         };
         let params = SearchParams {
@@ -255,8 +255,8 @@ impl SearchQuery {
 mod tests {
     use super::*;
 
-    fn raw(pairs: &[(&str, &str)]) -> SearchQuery {
-        let mut q = SearchQuery::default();
+    fn raw(pairs: &[(&str, &str)]) -> SearchRequest {
+        let mut q = SearchRequest::default();
         for (k, v) in pairs {
             let v = Some(v.to_string());
             match *k {
@@ -284,9 +284,9 @@ mod tests {
 
     #[test]
     fn defaults() {
-        let p = SearchQuery::default().parse().unwrap();
+        let p = SearchRequest::default().parse().unwrap();
         assert_eq!(p, SearchParams::default());
-        assert_eq!((p.page, p.per_page, p.sort), (1, 20, Sort::Relevance));
+        assert_eq!((p.page, p.per_page, p.sort), (1, 20, SearchSort::Relevance));
     }
 
     #[test]
@@ -329,7 +329,7 @@ mod tests {
         assert_eq!(p.execution, Some(ExecutionKind::Http));
         assert_eq!(p.tier, Some(Tier::Trusted));
         assert_eq!(p.format, Some(Format::Mcp));
-        assert_eq!(p.sort, Sort::Name);
+        assert_eq!(p.sort, SearchSort::Name);
     }
 
     #[test]

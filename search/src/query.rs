@@ -17,9 +17,9 @@ use tantivy::query::{
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{Index, Searcher, Term};
 
-use super::params::{SearchParams, MAX_QUERY_WORDS};
-use super::schema::{self, Fields, PREFIX_MAX, PREFIX_MIN};
-use super::SearchError;
+use crate::params::{SearchParams, MAX_QUERY_WORDS};
+use crate::schema::{self, Fields, PREFIX_MAX, PREFIX_MIN};
+use crate::SearchError;
 
 const BOOST_EXACT_NAME: f32 = 20.0;
 const BOOST_NAME_WORD: f32 = 6.0;

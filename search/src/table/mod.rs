@@ -1,0 +1,112 @@
+//! Compact in-memory tables of one index segment, so that a search page is
+//! computed without reading a stored document or a string dictionary per
+//! match.
+//!
+//! A [`SegmentTable`] has three parts:
+//!
+//! * **Facet values** ([`facets`], built when the segment is first seen):
+//!   each facet field's values and every document's value ordinals, and
+//!   per document one word that counts its facets in one memory read.
+//! * **Sort columns**: the name ordinals, downloads and update times as
+//!   tantivy fast-field columns, opened once instead of once per query.
+//! * **Hit records** ([`records`], built on first use or by
+//!   [`crate::SearchIndex::warm`]): the fields a hit shows, one compact
+//!   binary record per document.
+//!
+//! Segments are immutable, so a table never goes stale; it is shared by
+//! every searcher generation that still has its segment (see
+//! [`crate::snapshot`]) and dropped when the segment is merged away.
+//! [`SegmentTable::heap_bytes`] says what one costs.
+
+mod facets;
+mod records;
+
+use std::sync::{Mutex, OnceLock};
+
+use tantivy::columnar::Column;
+use tantivy::{DocId, SegmentReader};
+
+use crate::schema::Fields;
+use crate::SearchError;
+pub(crate) use facets::{FacetColumn, FacetTable};
+pub(crate) use records::Records;
+
+/// The tables of one segment.
+pub(crate) struct SegmentTable {
+    /// The facet values of every document.
+    pub(crate) facets: FacetTable,
+    /// The fast-field columns a query sorts by, opened once (opening one
+    /// reads its metadata, a cost per query and segment otherwise): the
+    /// name's term ordinals, downloads, update time.
+    pub(crate) names: Option<Column<u64>>,
+    pub(crate) downloads: Column<u64>,
+    pub(crate) updated_at: Column<i64>,
+    records: OnceLock<Records>,
+    building: Mutex<()>,
+}
+
+impl SegmentTable {
+    /// Reads the facet ordinals of every document of `segment`.
+    pub(crate) fn build(segment: &SegmentReader) -> Result<Self, SearchError> {
+        let fast = segment.fast_fields();
+        Ok(SegmentTable {
+            facets: FacetTable::build(fast, segment.max_doc())?,
+            names: fast.str("name")?.map(|c| c.ords().clone()),
+            downloads: fast.u64("downloads")?,
+            updated_at: fast.i64("updated_at")?,
+            records: OnceLock::new(),
+            building: Mutex::new(()),
+        })
+    }
+
+    /// The facet column of field `f` (in [`facets::FACETS`] order).
+    pub(crate) fn facet(&self, f: usize) -> &FacetColumn {
+        &self.facets.columns[f]
+    }
+
+    /// The hit records, decoding the segment's stored documents the first
+    /// time (concurrent callers wait for that one decoding).
+    pub(crate) fn records(
+        &self,
+        segment: &SegmentReader,
+        fields: &Fields,
+    ) -> Result<&Records, SearchError> {
+        if let Some(records) = self.records.get() {
+            return Ok(records);
+        }
+        // OnceLock has no fallible initializer on stable: one builder at a
+        // time under the lock, then set.
+        let _building = self.building.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(records) = self.records.get() {
+            return Ok(records);
+        }
+        let built = Records::build(segment, fields)?;
+        Ok(self.records.get_or_init(|| built))
+    }
+
+    /// Empty facet counts of this segment (see [`FacetTable::facet_counts`]).
+    pub(crate) fn facet_counts(&self) -> (Vec<u32>, [Vec<u32>; 4]) {
+        self.facets.facet_counts()
+    }
+
+    /// Counts the facet values of `doc` (see [`FacetTable::count`]).
+    #[inline]
+    pub(crate) fn count(&self, doc: DocId, combos: &mut [u32], values: &mut [Vec<u32>; 4]) {
+        self.facets.count(doc, combos, values);
+    }
+
+    /// Adds the combination counts to the per-value counts.
+    pub(crate) fn expand(&self, combos: &[u32], values: &mut [Vec<u32>; 4]) {
+        self.facets.expand(combos, values);
+    }
+
+    /// True once the hit records are built.
+    pub(crate) fn has_records(&self) -> bool {
+        self.records.get().is_some()
+    }
+
+    /// Heap memory held by the table (facet ordinals, values and records).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.facets.heap_bytes() + self.records.get().map_or(0, Records::heap_bytes)
+    }
+}
