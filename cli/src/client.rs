@@ -1,4 +1,5 @@
-//! The registry's HTTP API as the CLI uses it (shapes in docs/api.md).
+//! The registry's HTTP API as the CLI uses it. The answers are read into
+//! the `toolreg-api` types, the same the server sends (docs/api.md).
 //! Error answers become [`Error::Api`] showing the problem+json `detail`
 //! and every `errors[]` entry; network failures name the URL and the cause.
 
@@ -9,10 +10,12 @@ use reqwest::blocking::{Client as Http, RequestBuilder, Response};
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE};
 use reqwest::Method;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use toolreg_api::{
+    EncodableTool, EncodableVersion, Me, Owners, OwnersChange, ProblemBody, PublishedVersion,
+    Resolved, SearchAnswer, YankState,
+};
 
-use crate::error::{ApiError, Error, FieldError, Result};
+use crate::error::{ApiError, Error, Result};
 
 /// A client for one registry, with an optional token.
 #[derive(Debug, Clone)]
@@ -22,66 +25,11 @@ pub struct Client {
     http: Http,
 }
 
-/// `GET /api/v1/resolve/{name}`.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-pub struct Resolved {
-    pub name: String,
-    pub version: semver::Version,
-    pub sha256: String,
-    #[serde(default)]
-    pub size: Option<u64>,
-    #[serde(default)]
-    pub format: Option<String>,
-    pub execution: toolreg_core::ExecutionKind,
-    #[serde(default)]
-    pub download_url: Option<String>,
-}
-
-/// `POST /api/v1/tools` 201.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-pub struct Published {
-    pub name: String,
-    pub version: String,
-    pub sha256: String,
-    #[serde(default)]
-    pub size: Option<u64>,
-    #[serde(default)]
-    pub format: Option<String>,
-    #[serde(default)]
-    pub execution: Option<String>,
-    #[serde(default)]
-    pub tier: Option<String>,
-    #[serde(default)]
-    pub warnings: Vec<FieldError>,
-}
-
-/// `GET /api/v1/me`.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-pub struct Me {
-    pub login: String,
-    #[serde(default)]
-    pub tier: Option<String>,
-    #[serde(default)]
-    pub admin: bool,
-}
-
 /// A downloaded bundle and the URL it came from.
 #[derive(Debug)]
 pub struct Download {
     pub url: String,
     pub bytes: Vec<u8>,
-}
-
-#[derive(Deserialize, Default)]
-struct ProblemBody {
-    #[serde(rename = "type", default)]
-    kind: Option<String>,
-    #[serde(default)]
-    title: Option<String>,
-    #[serde(default)]
-    detail: Option<String>,
-    #[serde(default)]
-    errors: Vec<FieldError>,
 }
 
 /// Largest bundle the CLI will download (the server's compressed limit).
@@ -172,15 +120,26 @@ impl Client {
         Self::json(&url, response)
     }
 
-    pub fn resolve(&self, name: &str, req: &semver::VersionReq) -> Result<Resolved> {
-        self.get_json(
+    /// Resolve `req` for `name`: the answer and its version, parsed.
+    pub fn resolve(
+        &self,
+        name: &str,
+        req: &semver::VersionReq,
+    ) -> Result<(Resolved, semver::Version)> {
+        let path = format!("/api/v1/resolve/{}", seg(name));
+        let answer: Resolved = self.get_json(
             &format!("resolving {name} {req}"),
-            &format!("/api/v1/resolve/{}", seg(name)),
+            &path,
             &[("req", req.to_string())],
-        )
+        )?;
+        let version = semver::Version::parse(&answer.version).map_err(|e| Error::BadAnswer {
+            url: self.url(&path),
+            reason: format!("version `{}` is not SemVer: {e}", answer.version),
+        })?;
+        Ok((answer, version))
     }
 
-    pub fn tool(&self, name: &str) -> Result<Value> {
+    pub fn tool(&self, name: &str) -> Result<EncodableTool> {
         self.get_json(
             &format!("looking up {name}"),
             &format!("/api/v1/tools/{}", seg(name)),
@@ -188,7 +147,7 @@ impl Client {
         )
     }
 
-    pub fn version(&self, name: &str, version: &str) -> Result<Value> {
+    pub fn version(&self, name: &str, version: &str) -> Result<EncodableVersion> {
         self.get_json(
             &format!("looking up {name} {version}"),
             &format!("/api/v1/tools/{}/{}", seg(name), seg(version)),
@@ -196,7 +155,7 @@ impl Client {
         )
     }
 
-    pub fn search(&self, query: &[(&str, String)]) -> Result<Value> {
+    pub fn search(&self, query: &[(&str, String)]) -> Result<SearchAnswer> {
         self.get_json("searching", "/api/v1/search", query)
     }
 
@@ -238,7 +197,7 @@ impl Client {
     }
 
     /// Upload a bundle; `body` reads it (wrapped by a progress bar), `len` is its size.
-    pub fn publish(&self, body: impl Read + Send + 'static, len: u64) -> Result<Published> {
+    pub fn publish(&self, body: impl Read + Send + 'static, len: u64) -> Result<PublishedVersion> {
         let (url, rb) = self.request(Method::POST, "/api/v1/tools", true)?;
         let rb = rb
             .header(CONTENT_TYPE, "application/gzip")
@@ -247,7 +206,7 @@ impl Client {
         Self::json(&url, response)
     }
 
-    pub fn yank(&self, name: &str, version: &str, undo: bool) -> Result<Value> {
+    pub fn yank(&self, name: &str, version: &str, undo: bool) -> Result<YankState> {
         let (method, verb, action) = if undo {
             (Method::PUT, "unyank", "un-yanking")
         } else {
@@ -262,7 +221,7 @@ impl Client {
         Self::json(&url, response)
     }
 
-    pub fn owners(&self, name: &str) -> Result<Value> {
+    pub fn owners(&self, name: &str) -> Result<Owners> {
         self.get_json(
             &format!("listing owners of {name}"),
             &format!("/api/v1/tools/{}/owners", seg(name)),
@@ -270,7 +229,7 @@ impl Client {
         )
     }
 
-    pub fn change_owners(&self, name: &str, add: bool, logins: &[String]) -> Result<Value> {
+    pub fn change_owners(&self, name: &str, add: bool, logins: &[String]) -> Result<Owners> {
         let (method, action) = if add {
             (Method::PUT, "adding owners to")
         } else {
@@ -278,7 +237,9 @@ impl Client {
         };
         let (url, rb) =
             self.request(method, &format!("/api/v1/tools/{}/owners", seg(name)), true)?;
-        let rb = rb.json(&serde_json::json!({ "logins": logins }));
+        let rb = rb.json(&OwnersChange {
+            logins: logins.to_vec(),
+        });
         let response = self.send(&format!("{action} {name}"), &url, rb)?;
         Self::json(&url, response)
     }
@@ -312,8 +273,7 @@ fn api_error(action: &str, url: &str, response: Response) -> Error {
     let status = response.status();
     let text = response.text().unwrap_or_default();
     let body: ProblemBody = serde_json::from_str(&text).unwrap_or_default();
-    let detail = body
-        .detail
+    let detail = Some(body.detail)
         .filter(|d| !d.trim().is_empty())
         .or_else(|| {
             let t = text.trim();
@@ -324,13 +284,13 @@ fn api_error(action: &str, url: &str, response: Response) -> Error {
         action: action.to_string(),
         url: url.to_string(),
         status: status.as_u16(),
-        kind: body
-            .kind
+        kind: Some(body.kind)
+            .filter(|k| !k.is_empty())
             .map(|k| k.rsplit('/').next().unwrap_or(&k).to_string()),
-        title: body
-            .title
+        title: Some(body.title)
+            .filter(|t| !t.is_empty())
             .or_else(|| status.canonical_reason().map(str::to_string)),
         detail,
-        errors: body.errors,
+        errors: body.errors.unwrap_or_default(),
     }))
 }

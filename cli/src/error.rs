@@ -4,32 +4,8 @@
 
 use std::fmt;
 
+use toolreg_api::EncodableProblem;
 use toolreg_core::Problem;
-
-/// One `{path, message}` entry of a problem+json `errors` list.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
-pub struct FieldError {
-    #[serde(default)]
-    pub path: String,
-    #[serde(default)]
-    pub message: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fix: Option<String>,
-}
-
-impl fmt::Display for FieldError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            write!(f, "{}", self.message)?;
-        } else {
-            write!(f, "{}: {}", self.path, self.message)?;
-        }
-        if let Some(fix) = &self.fix {
-            write!(f, " (fix: {fix})")?;
-        }
-        Ok(())
-    }
-}
 
 /// An error answer from the registry: the problem+json fields that matter.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,7 +18,8 @@ pub struct ApiError {
     pub kind: Option<String>,
     pub title: Option<String>,
     pub detail: String,
-    pub errors: Vec<FieldError>,
+    /// The problem+json `errors` list (every problem of an invalid definition).
+    pub errors: Vec<EncodableProblem>,
 }
 
 impl fmt::Display for ApiError {

@@ -24,9 +24,13 @@ macro_rules! out {
     }};
 }
 
-/// Print a JSON value on stdout, pretty.
-pub fn json(value: &serde_json::Value) {
-    let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
+/// Print a value as JSON on stdout, pretty.
+pub fn json<T: serde::Serialize + ?Sized>(value: &T) {
+    // The values printed are JSON documents and plain structs of strings,
+    // numbers and lists, which always serialize.
+    let text = serde_json::to_string_pretty(value).unwrap_or_else(|e| {
+        serde_json::json!({ "error": format!("cannot encode the answer: {e}") }).to_string()
+    });
     crate::outln!("{text}");
 }
 

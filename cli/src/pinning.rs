@@ -16,13 +16,13 @@ pub fn resolve(
     req: &VersionReq,
     policy: Option<&ConsumerPolicy>,
 ) -> Result<LockedTool> {
-    let r = client.resolve(name, req)?;
+    let (r, version) = client.resolve(name, req)?;
     if let Some(policy) = policy {
-        policy.check(&r.name, &r.version.to_string(), r.execution)?;
+        policy.check(&r.name, &r.version, r.execution)?;
     }
     Ok(LockedTool {
         name: name.to_string(),
-        version: r.version,
+        version,
         sha256: r.sha256,
         registry: client.registry().to_string(),
         execution: r.execution,

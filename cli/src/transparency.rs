@@ -14,7 +14,7 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
+use toolreg_api::{ConsistencyProof, InclusionProof};
 use toolreg_core::tlog::{self, Checkpoint, Hash, Record, Verifier};
 
 use crate::client::Client;
@@ -25,19 +25,6 @@ use crate::project::Project;
 /// How long to wait for a checkpoint that covers a just-published record
 /// (the registry signs a new one at least once a second).
 const CHECKPOINT_WAIT: Duration = Duration::from_secs(3);
-
-#[derive(Deserialize)]
-struct InclusionAnswer {
-    index: u64,
-    size: u64,
-    record: String,
-    proof: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct ConsistencyAnswer {
-    proof: Vec<String>,
-}
 
 /// What checking the log did, for the user.
 #[derive(Debug, Default)]
@@ -280,7 +267,7 @@ fn check_against_previous(
         }
         return Ok(());
     }
-    let answer: ConsistencyAnswer = client.get_json(
+    let answer: ConsistencyProof = client.get_json(
         "fetching a transparency log consistency proof",
         "/api/v1/log/consistency",
         &[("from", old.size.to_string()), ("to", now.size.to_string())],
@@ -308,7 +295,7 @@ fn verify_pin(
 ) -> Result<()> {
     let version = pin.version.to_string();
     let path = format!("/api/v1/log/proof/{}/{}", pin.name, version);
-    let answer: InclusionAnswer = loop {
+    let answer: InclusionProof = loop {
         let result = client.get_json(
             &format!("fetching the log record of {} {version}", pin.name),
             &path,

@@ -10,7 +10,7 @@ use toolreg_core::Tier;
 use crate::app::AppState;
 use crate::db::now;
 use crate::error::{forbidden, internal, unauthorized, AppError, AppResult};
-use crate::models::{Scope, Token, User};
+use crate::models::{tier, Scope, Token, User};
 
 /// An authenticated request: the user and the token they used.
 #[derive(Debug, Clone)]
@@ -33,13 +33,9 @@ impl Auth {
         }
     }
 
-    /// The tier this request publishes with: an agent token is always `untrusted`.
+    /// The tier this request publishes with ([`tier::effective_tier`]).
     pub fn effective_tier(&self) -> Tier {
-        if self.token.agent {
-            Tier::Untrusted
-        } else {
-            self.user.tier()
-        }
+        tier::effective_tier(self.user.tier, self.token.agent)
     }
 
     pub fn login(&self) -> &str {

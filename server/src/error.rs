@@ -3,7 +3,8 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
-use serde::Serialize;
+use toolreg_api::EncodableProblem;
+pub use toolreg_api::ProblemBody;
 use toolreg_core::policy::Denial;
 use toolreg_core::Problem;
 
@@ -139,25 +140,6 @@ impl From<actix_web::error::BlockingError> for AppError {
     }
 }
 
-/// The problem+json body.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct ProblemBody {
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub title: String,
-    pub status: u16,
-    pub detail: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Vec<Object>>)]
-    pub errors: Option<Vec<Problem>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub execution: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub required_tier: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub publisher_tier: Option<String>,
-}
-
 impl AppError {
     fn slug_and_title(&self) -> (&'static str, &'static str) {
         match self {
@@ -204,7 +186,9 @@ impl AppError {
             publisher_tier: None,
         };
         match self {
-            AppError::InvalidDefinition { errors, .. } => body.errors = Some(errors.clone()),
+            AppError::InvalidDefinition { errors, .. } => {
+                body.errors = Some(errors.iter().map(EncodableProblem::from).collect())
+            }
             AppError::TierForbidden(denial) => {
                 body.execution = Some(denial.execution.to_string());
                 body.required_tier = Some(denial.required.to_string());

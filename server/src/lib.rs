@@ -10,6 +10,7 @@ pub mod config;
 pub mod controllers;
 pub mod db;
 pub mod downloads;
+pub mod encode;
 pub mod error;
 pub mod log_writer;
 pub mod metrics;

@@ -21,7 +21,7 @@ pub fn run(ctx: &Context, name: &str, req: Option<&VersionReq>) -> Result<i32> {
     let client = ctx.client(Some(&project))?;
     let policy = project.policy()?;
     let wanted = req.cloned().unwrap_or(VersionReq::STAR);
-    let resolved = client.resolve(name, &wanted)?;
+    let (resolved, resolved_version) = client.resolve(name, &wanted)?;
     // Keep an existing key spelled differently (`web_search` vs `web-search`).
     let key = project
         .requirements()?
@@ -30,11 +30,11 @@ pub fn run(ctx: &Context, name: &str, req: Option<&VersionReq>) -> Result<i32> {
         .find(|k| toolreg_core::name::normalize(k) == toolreg_core::name::normalize(&resolved.name))
         .unwrap_or_else(|| resolved.name.clone());
     if let Some(policy) = &policy {
-        policy.check(&key, &resolved.version.to_string(), resolved.execution)?;
+        policy.check(&key, &resolved.version, resolved.execution)?;
     }
     let req_text = match req {
         Some(r) => r.to_string(),
-        None => format!("^{}", resolved.version),
+        None => format!("^{resolved_version}"),
     };
     let req_parsed = VersionReq::parse(&req_text).map_err(|e| Error::Usage(e.to_string()))?;
     let mut lock = Lockfile::load(&ctx.cwd)?.unwrap_or_default();

@@ -3,7 +3,7 @@
 //! details including its publisher and tier.
 
 use semver::Version;
-use serde_json::Value;
+use toolreg_api::{EncodableTool, EncodableVersion};
 
 use super::Context;
 use crate::error::Result;
@@ -11,39 +11,38 @@ use crate::output;
 
 pub fn run(ctx: &Context, name: &str, version: Option<&Version>) -> Result<i32> {
     let client = ctx.client_here()?;
-    let answer = match version {
-        Some(v) => client.version(name, &v.to_string())?,
-        None => client.tool(name)?,
-    };
-    if ctx.json {
-        output::json(&answer);
-    } else if version.is_some() {
-        crate::out!("{}", render_version(&answer));
-    } else {
-        crate::out!("{}", render_tool(&answer));
+    match version {
+        Some(v) => {
+            let answer = client.version(name, &v.to_string())?;
+            if ctx.json {
+                output::json(&answer);
+            } else {
+                crate::out!("{}", render_version(&answer));
+            }
+        }
+        None => {
+            let answer = client.tool(name)?;
+            if ctx.json {
+                output::json(&answer);
+            } else {
+                crate::out!("{}", render_tool(&answer));
+            }
+        }
     }
     Ok(0)
 }
 
-fn s(v: &Value, key: &str) -> String {
-    match v.get(key) {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Null) | None => "-".to_string(),
-        Some(other) => other.to_string(),
-    }
+fn or_dash(value: Option<&str>) -> String {
+    value.unwrap_or("-").to_string()
 }
 
-fn flag(v: &Value, key: &str) -> bool {
-    v.get(key).and_then(Value::as_bool).unwrap_or(false)
-}
-
-fn status(v: &Value) -> String {
+fn status(yanked: bool, blocked: bool, reason: Option<&str>) -> String {
     let mut parts = Vec::new();
-    if flag(v, "yanked") {
+    if yanked {
         parts.push("yanked".to_string());
     }
-    if flag(v, "blocked") {
-        match v.get("blocked_reason").and_then(Value::as_str) {
+    if blocked {
+        match reason {
             Some(r) => parts.push(format!("blocked: {r}")),
             None => parts.push("blocked".to_string()),
         }
@@ -56,41 +55,27 @@ fn status(v: &Value) -> String {
 }
 
 /// `GET /api/v1/tools/{name}` as text.
-pub fn render_tool(t: &Value) -> String {
-    let mut out = format!("{} {}\n", s(t, "name"), s(t, "latest_version"));
-    if let Some(d) = t.get("description").and_then(Value::as_str) {
+pub fn render_tool(t: &EncodableTool) -> String {
+    let mut out = format!("{} {}\n", t.name, or_dash(t.latest_version.as_deref()));
+    if let Some(d) = &t.description {
         out.push_str(&format!("  {}\n", output::truncate(d, 200)));
     }
     let owners: Vec<String> = t
-        .get("owners")
-        .and_then(Value::as_array)
-        .map(|o| {
-            o.iter()
-                .map(|o| format!("{} ({})", s(o, "login"), s(o, "tier")))
-                .collect()
-        })
-        .unwrap_or_default();
-    let keywords: Vec<String> = t
-        .get("keywords")
-        .and_then(Value::as_array)
-        .map(|k| {
-            k.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
+        .owners
+        .iter()
+        .map(|o| format!("{} ({})", o.login, o.tier))
+        .collect();
     for (label, value) in [
-        ("call name", s(t, "call_name")),
-        ("format", s(t, "format")),
-        ("execution", s(t, "execution")),
-        ("license", s(t, "license")),
+        ("call name", or_dash(t.call_name.as_deref())),
+        ("format", or_dash(t.format.map(|f| f.as_str()))),
+        ("execution", or_dash(t.execution.map(|e| e.as_str()))),
+        ("license", or_dash(t.license.as_deref())),
         (
             "keywords",
-            if keywords.is_empty() {
+            if t.keywords.is_empty() {
                 "-".into()
             } else {
-                keywords.join(", ")
+                t.keywords.join(", ")
             },
         ),
         (
@@ -101,27 +86,23 @@ pub fn render_tool(t: &Value) -> String {
                 owners.join(", ")
             },
         ),
-        ("downloads", s(t, "downloads")),
+        ("downloads", t.downloads.to_string()),
     ] {
         out.push_str(&format!("  {label:<10} {value}\n"));
     }
     let rows: Vec<Vec<String>> = t
-        .get("versions")
-        .and_then(Value::as_array)
-        .map(|vs| {
-            vs.iter()
-                .map(|v| {
-                    vec![
-                        s(v, "version"),
-                        s(v, "execution"),
-                        s(v, "publisher"),
-                        status(v),
-                        s(v, "sha256"),
-                    ]
-                })
-                .collect()
+        .versions
+        .iter()
+        .map(|v| {
+            vec![
+                v.version.clone(),
+                v.execution.to_string(),
+                v.publisher.clone(),
+                status(v.yanked, v.blocked, v.blocked_reason.as_deref()),
+                v.sha256.clone(),
+            ]
         })
-        .unwrap_or_default();
+        .collect();
     out.push('\n');
     out.push_str(&output::table(
         &["VERSION", "EXECUTION", "PUBLISHER", "STATUS", "SHA256"],
@@ -131,19 +112,21 @@ pub fn render_tool(t: &Value) -> String {
 }
 
 /// `GET /api/v1/tools/{name}/{version}` as text.
-pub fn render_version(v: &Value) -> String {
-    let publisher = v.get("publisher").cloned().unwrap_or(Value::Null);
-    let mut out = format!("{} {}\n", s(v, "name"), s(v, "version"));
+pub fn render_version(v: &EncodableVersion) -> String {
+    let mut out = format!("{} {}\n", v.name, v.version);
     for (label, value) in [
-        ("sha256", s(v, "sha256")),
-        ("size", s(v, "size")),
-        ("format", s(v, "format")),
-        ("execution", s(v, "execution")),
-        ("publisher", s(&publisher, "login")),
-        ("tier", s(&publisher, "tier")),
-        ("status", status(v)),
-        ("published", s(v, "published_at")),
-        ("downloads", s(v, "downloads")),
+        ("sha256", v.sha256.clone()),
+        ("size", v.size.to_string()),
+        ("format", v.format.to_string()),
+        ("execution", v.execution.to_string()),
+        ("publisher", v.publisher.login.clone()),
+        ("tier", v.publisher.tier.to_string()),
+        (
+            "status",
+            status(v.yanked, v.blocked, v.blocked_reason.as_deref()),
+        ),
+        ("published", v.published_at.clone()),
+        ("downloads", v.downloads.to_string()),
     ] {
         out.push_str(&format!("  {label:<10} {value}\n"));
     }
@@ -156,24 +139,38 @@ mod tests {
 
     #[test]
     fn shows_yanked_and_blocked_versions() {
-        let t = serde_json::json!({
-            "name": "calculator", "latest_version": "1.1.0", "description": "Adds",
+        let t: EncodableTool = serde_json::from_value(serde_json::json!({
+            "name": "calculator", "call_name": "calculator", "title": null, "description": "Adds",
+            "keywords": [], "license": null, "homepage": null, "repository": null,
+            "format": "matimo", "execution": "function", "latest_version": "1.1.0", "downloads": 3,
+            "created_at": "2026-01-01T00:00:00.000000Z", "updated_at": "2026-01-02T00:00:00.000000Z",
             "owners": [{"login": "alice", "tier": "trusted"}],
             "versions": [
-                {"version": "1.1.0", "execution": "function", "publisher": "alice", "sha256": "ab",
+                {"version": "1.1.0", "execution": "function", "format": "matimo", "publisher": "alice",
+                 "sha256": "ab", "size": 10, "published_at": "2026-01-02T00:00:00.000000Z", "downloads": 1,
                  "yanked": false, "blocked": true, "blocked_reason": "publisher demoted"},
-                {"version": "1.0.0", "execution": "function", "publisher": "alice", "sha256": "cd",
-                 "yanked": true, "blocked": false}
-            ]
-        });
+                {"version": "1.0.0", "execution": "function", "format": "matimo", "publisher": "alice",
+                 "sha256": "cd", "size": 10, "published_at": "2026-01-01T00:00:00.000000Z", "downloads": 2,
+                 "yanked": true, "blocked": false, "blocked_reason": null}
+            ],
+            "a_field_from_a_newer_server": true
+        }))
+        .unwrap();
         let text = render_tool(&t);
         assert!(text.contains("alice (trusted)"));
         assert!(text.contains("blocked: publisher demoted"));
         assert!(text
             .lines()
             .any(|l| l.starts_with("1.0.0") && l.contains("yanked")));
-        let v = serde_json::json!({"name": "calculator", "version": "1.0.0", "sha256": "cd",
-            "execution": "function", "yanked": true, "publisher": {"login": "alice", "tier": "trusted"}});
+        assert!(text.contains("license    -"), "{text}");
+        let v: EncodableVersion = serde_json::from_value(serde_json::json!({
+            "name": "calculator", "version": "1.0.0", "sha256": "cd", "size": 10,
+            "format": "matimo", "execution": "function", "yanked": true, "blocked": false,
+            "blocked_reason": null, "published_at": "2026-01-01T00:00:00.000000Z", "downloads": 2,
+            "publisher": {"login": "alice", "tier": "trusted"}, "manifest": {},
+            "definition_file": "definition.yaml", "definition": "", "readme": null, "log_index": 0
+        }))
+        .unwrap();
         let text = render_version(&v);
         assert!(
             text.contains("tier       trusted") && text.contains("status     yanked"),

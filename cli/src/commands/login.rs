@@ -65,7 +65,7 @@ pub fn run(ctx: &Context) -> Result<i32> {
         output::json(&json!({
             "registry": settings.registry,
             "login": who.as_ref().map(|m| m.login.clone()),
-            "tier": who.as_ref().and_then(|m| m.tier.clone()),
+            "tier": who.as_ref().map(|m| m.tier),
             "credentials": creds.path().display().to_string(),
         }));
     } else {
@@ -74,7 +74,7 @@ pub fn run(ctx: &Context) -> Result<i32> {
                 "logged in to {} as {} (tier {})",
                 settings.registry,
                 me.login,
-                me.tier.as_deref().unwrap_or("unknown")
+                me.tier
             ),
             None => crate::outln!("token stored for {}", settings.registry),
         }

@@ -1,7 +1,5 @@
 //! `toolreg owner list|add|remove NAME [LOGIN]`: a tool's owners.
 
-use serde_json::Value;
-
 use super::Context;
 use crate::args::OwnerAction;
 use crate::error::Result;
@@ -28,17 +26,10 @@ pub fn run(ctx: &Context, action: OwnerAction) -> Result<i32> {
         return Ok(0);
     }
     let rows: Vec<Vec<String>> = answer
-        .get("owners")
-        .and_then(Value::as_array)
-        .map(|o| {
-            o.iter()
-                .map(|o| {
-                    let get = |k: &str| o.get(k).and_then(Value::as_str).unwrap_or("-").to_string();
-                    vec![get("login"), get("tier")]
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+        .owners
+        .iter()
+        .map(|o| vec![o.login.clone(), o.tier.to_string()])
+        .collect();
     crate::outln!("owners of {name}:");
     crate::out!("{}", output::table(&["LOGIN", "TIER"], &rows));
     Ok(0)

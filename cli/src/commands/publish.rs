@@ -63,7 +63,7 @@ pub fn run(ctx: &Context, path: Option<&Path>, dry_run: bool) -> Result<i32> {
     bar.finish_and_clear();
     let published = result?;
     if ctx.json {
-        output::json(&serde_json::to_value(&published).unwrap_or_default());
+        output::json(&published);
     } else {
         // The registry re-validates; skip warnings already shown from the local check.
         let local = &packed.loaded.warnings;

@@ -2,7 +2,7 @@
 //! a readable table of hits (name, version, execution, tier, license,
 //! description), or the registry's answer as is with `--json`.
 
-use serde_json::Value;
+use toolreg_api::SearchAnswer;
 
 use super::Context;
 use crate::args::{FormatArg, SortArg};
@@ -54,46 +54,26 @@ pub fn run(ctx: &Context, query: &str, f: &Filters) -> Result<i32> {
     Ok(0)
 }
 
-fn s(v: &Value, key: &str) -> String {
-    match v.get(key) {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Null) | None => "-".to_string(),
-        Some(other) => other.to_string(),
-    }
-}
-
 /// The search answer as a table plus a count line.
-pub fn render(answer: &Value) -> String {
-    let hits = answer
-        .get("hits")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let total = answer
-        .get("total")
-        .and_then(Value::as_u64)
-        .unwrap_or(hits.len() as u64);
-    if hits.is_empty() {
+pub fn render(answer: &SearchAnswer) -> String {
+    if answer.hits.is_empty() {
         return "no tools found\n".to_string();
     }
-    let rows: Vec<Vec<String>> = hits
+    let rows: Vec<Vec<String>> = answer
+        .hits
         .iter()
         .map(|h| {
-            let blocked = h.get("blocked").and_then(Value::as_bool).unwrap_or(false);
-            let mut tier = s(h, "tier");
-            if blocked {
+            let mut tier = h.tier.to_string();
+            if h.blocked {
                 tier.push_str(" (blocked)");
             }
             vec![
-                s(h, "name"),
-                s(h, "version"),
-                s(h, "execution"),
+                h.name.clone(),
+                h.version.clone(),
+                h.execution.to_string(),
                 tier,
-                s(h, "license"),
-                output::truncate(
-                    h.get("description").and_then(Value::as_str).unwrap_or(""),
-                    60,
-                ),
+                h.license.clone().unwrap_or_else(|| "-".to_string()),
+                output::truncate(&h.description, 60),
             ]
         })
         .collect();
@@ -108,10 +88,11 @@ pub fn render(answer: &Value) -> String {
         ],
         &rows,
     );
-    let page = answer.get("page").and_then(Value::as_u64).unwrap_or(1);
     out.push_str(&format!(
-        "{} of {total} tool(s) shown (page {page})\n",
-        hits.len()
+        "{} of {} tool(s) shown (page {})\n",
+        answer.hits.len(),
+        answer.total,
+        answer.page
     ));
     out
 }
@@ -120,17 +101,51 @@ pub fn render(answer: &Value) -> String {
 mod tests {
     use super::*;
 
+    fn answer(hits: serde_json::Value, total: u64) -> SearchAnswer {
+        serde_json::from_value(serde_json::json!({
+            "total": total, "page": 1, "per_page": 20, "hits": hits,
+            "facets": {"license": {"MIT": 1}, "keyword": {}, "execution": {}, "tier": {}}
+        }))
+        .unwrap()
+    }
+
     #[test]
     fn renders_a_table_with_blocked_marker_and_truncation() {
-        let answer = serde_json::json!({
-            "total": 2, "page": 1, "per_page": 20,
-            "hits": [
-                {"name": "calculator", "version": "1.2.0", "execution": "function", "tier": "trusted",
-                 "license": "MIT", "description": "x".repeat(100), "blocked": true},
-                {"name": "web-search", "version": "0.1.0", "execution": "http", "tier": "untrusted",
-                 "license": null, "description": "Search\nthe web"}
-            ]
-        });
+        let hit = |name: &str,
+                   execution: &str,
+                   tier: &str,
+                   license: serde_json::Value,
+                   description: String,
+                   blocked: bool| {
+            serde_json::json!({
+                "name": name, "version": "1.2.0", "title": null, "description": description,
+                "keywords": [], "license": license, "format": "matimo", "execution": execution,
+                "tier": tier, "downloads": 0, "updated_at": "2026-01-01T00:00:00Z",
+                "blocked": blocked, "blocked_reason": null,
+                "highlights": {"name": name, "description": ""}
+            })
+        };
+        let answer = answer(
+            serde_json::json!([
+                hit(
+                    "calculator",
+                    "function",
+                    "trusted",
+                    "MIT".into(),
+                    "x".repeat(100),
+                    true
+                ),
+                hit(
+                    "web-search",
+                    "http",
+                    "untrusted",
+                    serde_json::Value::Null,
+                    "Search\nthe web".into(),
+                    false
+                ),
+            ]),
+            2,
+        );
         let text = render(&answer);
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines[0].starts_with("NAME"), "{text}");
@@ -145,9 +160,10 @@ mod tests {
                 && lines[2].contains(" - ")
         );
         assert!(text.contains("2 of 2 tool(s)"));
-        assert_eq!(
-            render(&serde_json::json!({"hits": [], "total": 0})),
-            "no tools found\n"
-        );
+        assert_eq!(render(&answer_of_none()), "no tools found\n");
+    }
+
+    fn answer_of_none() -> SearchAnswer {
+        answer(serde_json::json!([]), 0)
     }
 }

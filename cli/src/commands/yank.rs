@@ -2,7 +2,6 @@
 //! skip it; existing pins still install it) or undo that.
 
 use semver::Version;
-use serde_json::Value;
 
 use super::Context;
 use crate::error::Result;
@@ -14,7 +13,7 @@ pub fn run(ctx: &Context, name: &str, version: &Version, undo: bool) -> Result<i
     if ctx.json {
         output::json(&answer);
     } else {
-        let shown = answer.get("name").and_then(Value::as_str).unwrap_or(name);
+        let shown = &answer.name;
         if undo {
             crate::outln!("{shown} {version} is no longer yanked");
         } else {

@@ -9,9 +9,9 @@ use utoipa::IntoParams;
 
 use crate::app::AppState;
 use crate::auth::Auth;
+use crate::encode::rfc3339;
 use crate::error::{bad_request, forbidden, AppResult, ProblemBody};
 use crate::models::audit::AuditEntry;
-use crate::views::rfc3339;
 
 /// Entries per page when `per_page` is not given, and the most allowed.
 pub const DEFAULT_PER_PAGE: i64 = 50;

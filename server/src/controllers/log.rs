@@ -1,16 +1,17 @@
-//! The transparency log's endpoints (DESIGN §8): the signed checkpoint, the
+//! The transparency log's endpoints: the signed checkpoint, the
 //! public key, and inclusion and consistency proofs.
 
 use actix_web::http::header;
 use actix_web::{get, web, HttpResponse};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use toolreg_core::tlog;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::IntoParams;
 
 use crate::app::AppState;
 use crate::error::{bad_request, not_found, AppResult, ProblemBody};
 use crate::models::{ToolRow, VersionRow};
 use crate::transparency::store::{self, DbHashes};
+use crate::views::{ConsistencyProof, InclusionProof};
 
 /// The latest signed checkpoint, a C2SP signed note:
 /// `<origin>\n<size>\n<base64 root>\n\n— <origin> <base64 key id + signature>\n`.
@@ -39,19 +40,6 @@ pub struct ProofQuery {
     /// Tree size to prove inclusion in (default: the latest checkpoint's).
     #[param(value_type = Option<u64>)]
     pub size: Option<String>,
-}
-
-/// An inclusion proof.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct InclusionProof {
-    /// The record's index in the log.
-    pub index: u64,
-    /// The tree size the proof is for.
-    pub size: u64,
-    /// The record: `toolreg <name> <version> sha256:<hex>\n`.
-    pub record: String,
-    /// Base64 hashes, leaf side first (RFC 9162 audit path).
-    pub proof: Vec<String>,
 }
 
 /// Inclusion of a version's record in the tree of `size` records. 400 when
@@ -103,13 +91,6 @@ pub struct ConsistencyQuery {
     /// The newer tree size (default: the latest checkpoint's).
     #[param(value_type = Option<u64>)]
     pub to: Option<String>,
-}
-
-/// A consistency proof.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ConsistencyProof {
-    /// Base64 hashes (RFC 9162 `PROOF(from, D[to])`).
-    pub proof: Vec<String>,
 }
 
 /// The proof that the tree of `from` records is a prefix of the tree of `to`

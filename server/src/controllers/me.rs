@@ -12,7 +12,7 @@ use crate::views::Me;
 pub async fn me(auth: Auth) -> AppResult<web::Json<Me>> {
     Ok(web::Json(Me {
         login: auth.user.login.clone(),
-        tier: auth.user.tier().to_string(),
+        tier: auth.user.tier,
         admin: auth.user.is_admin,
     }))
 }

@@ -42,16 +42,6 @@ pub fn json_body(body: Bytes) -> HttpResponse {
         .body(body)
 }
 
-/// `value` as a JSON body, for the cache and the response alike.
-pub fn to_json<T: serde::Serialize>(value: &T) -> AppResult<Bytes> {
-    let mut body = serde_json::to_vec(value)
-        .map_err(|e| internal(format!("cannot encode the answer: {e}")))?;
-    // Answers are kept in the read cache, which weighs them by length: no
-    // spare capacity from the buffer's doubling may hide behind that.
-    body.shrink_to_fit();
-    Ok(Bytes::from(body))
-}
-
 /// Answer a bundle download: 403 if blocked, 304 on a matching
 /// `If-None-Match`, else the bytes with the digest headers — small bundles
 /// from the read cache (filled once, only with bytes that hash to their

@@ -44,7 +44,7 @@ pub async fn resolve(
                 .iter()
                 .filter(|(v, _)| semver::Version::parse(&v.version).is_ok_and(|sv| req.matches(&sv)))
                 .collect();
-            if let Some((best, _)) = matching.iter().find(|(v, _)| !v.yanked && !v.blocked) {
+            if let Some((best, _)) = matching.iter().find(|(v, _)| v.is_live()) {
                 let v = VersionRow::require(conn, tool.id, &tool.name, &best.version)?;
                 return Ok(Resolved {
                     download_url: format!("/api/v1/tools/{}/{}/download", tool.name, v.version),

@@ -9,7 +9,7 @@ use crate::db::now;
 use crate::error::{bad_request, forbidden, not_found, AppResult, ProblemBody};
 use crate::models::{NewAudit, Scope, Token};
 use crate::rate_limit::Action;
-use crate::views::{rfc3339, CreatedToken, EncodableToken, NewTokenRequest, TokenList};
+use crate::views::{CreatedToken, EncodableToken, NewTokenRequest, TokenList};
 
 /// Create a token for the authenticated user. A token can only create tokens
 /// with scopes it has itself, and a token made by an agent token is an agent token.
@@ -77,20 +77,7 @@ pub async fn create(
             Ok(created)
         })
         .await?;
-    let t = &created.token;
-    Ok(HttpResponse::Created().json(CreatedToken {
-        id: t.id,
-        name: t.name.clone(),
-        token: created.secret.clone(),
-        scopes: t
-            .scopes()
-            .into_iter()
-            .map(|s| s.as_str().to_string())
-            .collect(),
-        agent: t.agent,
-        expires_at: t.expires_at.as_ref().map(rfc3339),
-        created_at: rfc3339(&t.created_at),
-    }))
+    Ok(HttpResponse::Created().json(CreatedToken::from(&created)))
 }
 
 /// The authenticated user's live tokens (never their secrets).

@@ -3,6 +3,7 @@
 pub mod audit;
 pub mod change;
 pub mod owner;
+pub mod stored;
 pub mod tier;
 pub mod token;
 pub mod tool;

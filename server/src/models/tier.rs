@@ -1,4 +1,4 @@
-//! Publisher tiers and the blocks that follow from them (DESIGN §3).
+//! Publisher tiers and the blocks that follow from them.
 //!
 //! [`set_tier`] is the one way a publisher's tier changes — the HTTP API
 //! (`PUT /api/v1/publishers/{login}/tier`) and `toolreg-server admin
@@ -21,6 +21,7 @@ use toolreg_core::{ExecutionKind, Policy, Tier};
 use crate::db::DbConnection;
 use crate::error::{AppError, AppResult};
 use crate::models::change::{Change, ChangeKind};
+use crate::models::stored::Stored;
 use crate::models::{tool_summary, NewAudit, User};
 use crate::schema::{tokens, tools, users, versions};
 
@@ -61,7 +62,8 @@ struct PublishedRow {
     tool_id: i64,
     tool_name: String,
     version: String,
-    execution: String,
+    #[diesel(deserialize_as = Stored<ExecutionKind>)]
+    execution: ExecutionKind,
     blocked: bool,
     blocked_reason: Option<String>,
     agent: Option<bool>,
@@ -103,7 +105,7 @@ pub fn lock_tier(conn: &mut DbConnection, user_id: i64) -> AppResult<Tier> {
     diesel::update(users::table.find(user_id))
         .set(users::tier.eq(users::tier))
         .execute(conn)?;
-    Ok(User::find(conn, user_id)?.tier())
+    Ok(User::find(conn, user_id)?.tier)
 }
 
 /// Check, inside the publish transaction, that the publisher's tier as it is
@@ -174,8 +176,7 @@ pub fn set_tier(
     let mut pending = Vec::new();
     for row in rows {
         let agent = row.agent.unwrap_or(false);
-        // A stored kind is always valid; an unreadable one counts as the strictest.
-        let kind: ExecutionKind = row.execution.parse().unwrap_or(ExecutionKind::Function);
+        let kind = row.execution;
         let effective = effective_tier(to, agent);
         let denial = policy.check(kind, effective).err();
         let here = VersionRef {

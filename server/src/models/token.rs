@@ -5,8 +5,10 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use rand::distr::{Alphanumeric, SampleString};
 use subtle::ConstantTimeEq;
+use toolreg_api::EncodableToken;
 
 use crate::db::{now, DbConnection};
+use crate::encode::rfc3339;
 use crate::error::{bad_request, internal, AppResult};
 use crate::schema::tokens;
 
@@ -112,6 +114,14 @@ impl Token {
         Scope::parse_list(&names).unwrap_or_default()
     }
 
+    /// The names of the token's scopes, as the API shows them.
+    pub fn scope_names(&self) -> Vec<String> {
+        self.scopes()
+            .into_iter()
+            .map(|s| s.as_str().to_string())
+            .collect()
+    }
+
     pub fn has_scope(&self, scope: Scope) -> bool {
         self.scopes().contains(&scope)
     }
@@ -210,5 +220,36 @@ impl Token {
             .set(tokens::last_used_at.eq(Some(now())))
             .execute(conn)?;
         Ok(())
+    }
+}
+
+impl From<&Token> for EncodableToken {
+    /// A token as listed: never with its secret.
+    fn from(t: &Token) -> Self {
+        EncodableToken {
+            id: t.id,
+            name: t.name.clone(),
+            scopes: t.scope_names(),
+            agent: t.agent,
+            expires_at: t.expires_at.as_ref().map(rfc3339),
+            created_at: rfc3339(&t.created_at),
+            last_used_at: t.last_used_at.as_ref().map(rfc3339),
+        }
+    }
+}
+
+impl From<&CreatedToken> for toolreg_api::CreatedToken {
+    /// The answer to creating a token: the only time its secret is shown.
+    fn from(created: &CreatedToken) -> Self {
+        let listed = EncodableToken::from(&created.token);
+        toolreg_api::CreatedToken {
+            id: listed.id,
+            name: listed.name,
+            token: created.secret.clone(),
+            scopes: listed.scopes,
+            agent: listed.agent,
+            expires_at: listed.expires_at,
+            created_at: listed.created_at,
+        }
     }
 }

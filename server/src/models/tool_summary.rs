@@ -37,14 +37,14 @@
 //! on each read ([`encode`]), so the answer is the same either way.
 
 use diesel::prelude::*;
+use toolreg_api::{EncodablePublisher, EncodableTool, EncodableVersionSummary};
 
-use crate::controllers::to_json;
 use crate::db::DbConnection;
+use crate::encode::{rfc3339, to_json};
 use crate::error::{internal, AppResult};
-use crate::models::version::{semver_desc, ManifestSummary, VersionSummary};
+use crate::models::version::{self, semver_desc, ManifestSummary, VersionSummary};
 use crate::models::{owner, tool, ToolRow};
 use crate::schema::{tool_owners, tool_summaries, tools, users, versions};
-use crate::views::{rfc3339, EncodablePublisher, EncodableTool, EncodableVersionSummary};
 
 /// The stored body of the tool whose normalized name matches `name`, if
 /// the tool exists and has one.
@@ -62,11 +62,7 @@ pub fn stored(conn: &mut DbConnection, name: &str) -> AppResult<Option<String>> 
 pub fn build(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<EncodableTool> {
     let owners = owner::list(conn, tool.id)?;
     let versions = list_with_summaries(conn, tool.id)?;
-    // Latest: the highest version neither yanked nor blocked, else the highest.
-    let latest = versions
-        .iter()
-        .find(|(v, _, _)| !v.yanked && !v.blocked)
-        .or_else(|| versions.first());
+    let latest = version::latest(&versions, |(v, _, _)| v);
     let manifest = latest
         .map(|(_, _, summary)| ManifestSummary::parse(summary))
         .unwrap_or_default();
@@ -80,13 +76,13 @@ pub fn build(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<EncodableTool
         license: manifest.license,
         homepage: manifest.homepage,
         repository: manifest.repository,
-        format: latest_row.map(|v| v.format.clone()),
-        execution: latest_row.map(|v| v.execution.clone()),
+        format: latest_row.map(|v| v.format),
+        execution: latest_row.map(|v| v.execution),
         latest_version: latest_row.map(|v| v.version.clone()),
         downloads: tool.downloads,
         created_at: rfc3339(&tool.created_at),
         updated_at: rfc3339(&tool.updated_at),
-        owners: owners.iter().map(EncodablePublisher::of).collect(),
+        owners: owners.iter().map(EncodablePublisher::from).collect(),
         versions: versions
             .into_iter()
             .map(|(v, login, _)| EncodableVersionSummary {

@@ -2,10 +2,12 @@
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
+use toolreg_api::EncodablePublisher;
 use toolreg_core::Tier;
 
 use crate::db::{now, DbConnection};
 use crate::error::{bad_request, internal, not_found, AppResult};
+use crate::models::stored::Stored;
 use crate::schema::users;
 
 #[derive(Debug, Clone, Queryable, Selectable, Identifiable)]
@@ -13,17 +15,13 @@ use crate::schema::users;
 pub struct User {
     pub id: i64,
     pub login: String,
-    pub tier: String,
+    #[diesel(deserialize_as = Stored<Tier>)]
+    pub tier: Tier,
     pub is_admin: bool,
     pub created_at: NaiveDateTime,
 }
 
 impl User {
-    /// The user's tier (an unknown stored value counts as `untrusted`).
-    pub fn tier(&self) -> Tier {
-        self.tier.parse().unwrap_or(Tier::Untrusted)
-    }
-
     pub fn find(conn: &mut DbConnection, id: i64) -> AppResult<User> {
         Ok(crate::on_backend!(conn, |c| users::table
             .find(id)
@@ -71,6 +69,16 @@ impl User {
             .set(users::tier.eq(tier.as_str()))
             .execute(conn)?;
         Ok(())
+    }
+}
+
+impl From<&User> for EncodablePublisher {
+    /// A user as an owner or publisher, with their tier as it is now.
+    fn from(user: &User) -> Self {
+        EncodablePublisher {
+            login: user.login.clone(),
+            tier: user.tier,
+        }
     }
 }
 

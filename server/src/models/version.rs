@@ -12,9 +12,12 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
+use toolreg_core::{ExecutionKind, Format, Tier};
+
 use crate::db::DbConnection;
 use crate::error::{not_found, AppResult};
-use crate::schema::{users, version_contents, versions};
+use crate::models::stored::Stored;
+use crate::schema::{log_entries, tools, users, version_contents, versions};
 
 #[derive(Debug, Clone, Queryable, Selectable, Identifiable)]
 #[diesel(table_name = versions)]
@@ -25,11 +28,15 @@ pub struct VersionRow {
     pub version_key: String,
     pub sha256: String,
     pub size: i64,
-    pub format: String,
-    pub execution: String,
+    #[diesel(deserialize_as = Stored<Format>)]
+    pub format: Format,
+    #[diesel(deserialize_as = Stored<ExecutionKind>)]
+    pub execution: ExecutionKind,
     pub publisher_id: i64,
     pub token_id: Option<i64>,
-    pub publisher_tier: String,
+    /// The tier the version was published with.
+    #[diesel(deserialize_as = Stored<Tier>)]
+    pub publisher_tier: Tier,
     pub yanked: bool,
     pub blocked: bool,
     pub blocked_reason: Option<String>,
@@ -67,14 +74,34 @@ pub struct VersionSummary {
     pub version: String,
     pub sha256: String,
     pub size: i64,
-    pub format: String,
-    pub execution: String,
+    #[diesel(deserialize_as = Stored<Format>)]
+    pub format: Format,
+    #[diesel(deserialize_as = Stored<ExecutionKind>)]
+    pub execution: ExecutionKind,
     pub yanked: bool,
     pub blocked: bool,
     pub blocked_reason: Option<String>,
     pub downloads: i64,
     pub published_at: NaiveDateTime,
     pub publisher_id: i64,
+}
+
+impl VersionSummary {
+    /// Neither yanked nor blocked: a version that resolving may choose and
+    /// that a tool is shown under.
+    pub fn is_live(&self) -> bool {
+        !self.yanked && !self.blocked
+    }
+}
+
+/// The version a tool is shown under, from its versions sorted newest
+/// first (as [`list_for_tool`] returns them): the highest that is neither
+/// yanked nor blocked, else the highest. `summary` picks each item's version.
+pub fn latest<T>(newest_first: &[T], summary: impl Fn(&T) -> &VersionSummary) -> Option<&T> {
+    newest_first
+        .iter()
+        .find(|v| summary(v).is_live())
+        .or_else(|| newest_first.first())
 }
 
 /// The listing fields of a version's manifest, stored with the version
@@ -257,6 +284,48 @@ impl VersionRow {
             .select(VersionRow::as_select())
             .first(conn)
             .optional()?)
+    }
+}
+
+/// A version as the transparency log records it.
+#[derive(Debug, Clone, PartialEq, Eq, Queryable)]
+pub struct VersionRecord {
+    pub id: i64,
+    pub tool: String,
+    pub version: String,
+    pub sha256: String,
+}
+
+impl VersionRecord {
+    /// Every version's record, in publish (id) order.
+    pub fn all(conn: &mut DbConnection) -> AppResult<Vec<VersionRecord>> {
+        VersionRecord::load(conn, false)
+    }
+
+    /// The records of the versions that have no log entry (published
+    /// before the log existed), in publish order: one query over the unique
+    /// index on `log_entries.version_id`.
+    pub fn unlogged(conn: &mut DbConnection) -> AppResult<Vec<VersionRecord>> {
+        VersionRecord::load(conn, true)
+    }
+
+    fn load(conn: &mut DbConnection, unlogged_only: bool) -> AppResult<Vec<VersionRecord>> {
+        let mut query = versions::table
+            .inner_join(tools::table)
+            .order(versions::id.asc())
+            .select((
+                versions::id,
+                tools::name,
+                versions::version,
+                versions::sha256,
+            ))
+            .into_boxed();
+        if unlogged_only {
+            query = query.filter(diesel::dsl::not(diesel::dsl::exists(
+                log_entries::table.filter(log_entries::version_id.eq(versions::id)),
+            )));
+        }
+        Ok(query.load(conn)?)
     }
 }
 

@@ -1,4 +1,4 @@
-//! The transparency log (DESIGN §8): every publish appends the record
+//! The transparency log: every publish appends the record
 //! `toolreg <name> <version> sha256:<hex>` to an append-only Merkle log in
 //! the same database transaction that makes the version visible, and the
 //! log's state is published as a checkpoint signed with the registry's
@@ -28,6 +28,7 @@ use toolreg_core::tlog::{self, Checkpoint, Signer};
 
 use crate::db::{Db, DbConnection};
 use crate::error::{internal, AppResult};
+use crate::models::version::VersionRecord;
 
 /// How long a signed checkpoint is answered while newer records exist.
 pub const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(1);
@@ -216,23 +217,11 @@ pub struct LogProblem(pub String);
 /// records equals the root read from the stored subtree hashes. Returns the
 /// problems (empty when all is well) and the log size.
 pub fn verify_log(conn: &mut DbConnection) -> AppResult<(Vec<LogProblem>, u64)> {
-    use crate::schema::{tools, versions};
-    use diesel::prelude::*;
-
     let mut problems = Vec::new();
     let entries = store::all_entries(conn)?;
-    let versions: Vec<(i64, String, String, String)> = versions::table
-        .inner_join(tools::table)
-        .order(versions::id.asc())
-        .select((
-            versions::id,
-            tools::name,
-            versions::version,
-            versions::sha256,
-        ))
-        .load(conn)?;
-    let by_id: std::collections::HashMap<i64, &(i64, String, String, String)> =
-        versions.iter().map(|v| (v.0, v)).collect();
+    let versions = VersionRecord::all(conn)?;
+    let by_id: std::collections::HashMap<i64, &VersionRecord> =
+        versions.iter().map(|v| (v.id, v)).collect();
 
     let mut memory = tlog::MemoryHashes::new();
     let mut logged = std::collections::HashSet::new();
@@ -258,7 +247,12 @@ pub fn verify_log(conn: &mut DbConnection) -> AppResult<(Vec<LogProblem>, u64)> 
                 "log record {} names a version that does not exist",
                 entry.idx
             ))),
-            Some((_, name, version, sha256)) => {
+            Some(VersionRecord {
+                tool: name,
+                version,
+                sha256,
+                ..
+            }) => {
                 let want = tlog::record(name, version, sha256);
                 if entry.record != want {
                     problems.push(LogProblem(format!(
@@ -270,7 +264,13 @@ pub fn verify_log(conn: &mut DbConnection) -> AppResult<(Vec<LogProblem>, u64)> 
             }
         }
     }
-    for (id, name, version, sha256) in &versions {
+    for VersionRecord {
+        id,
+        tool: name,
+        version,
+        sha256,
+    } in &versions
+    {
         if !logged.contains(id) {
             problems.push(LogProblem(format!(
                 "{name}@{version} sha256:{sha256}: no log record"

@@ -8,6 +8,7 @@ use toolreg_core::tlog::{self, Hash, HashReader, StoredIndex};
 
 use crate::db::{now, DbConnection};
 use crate::error::{internal, AppError, AppResult};
+use crate::models::version::VersionRecord;
 use crate::schema::{log_entries, log_hashes};
 
 /// The advisory lock key that serializes log appends across replicas on
@@ -153,7 +154,7 @@ pub fn all_entries(conn: &mut DbConnection) -> AppResult<Vec<LogEntry>> {
 /// Append records for versions that have none (published before the log
 /// existed), in publish order. Returns how many were appended.
 pub fn backfill(conn: &mut DbConnection) -> AppResult<usize> {
-    use crate::schema::{tools, versions};
+    use crate::schema::versions;
     // Under the append lock, so replicas starting together don't both append.
     lock_appends(conn)?;
     // Every record names one version (unique, foreign key), so as many
@@ -165,26 +166,9 @@ pub fn backfill(conn: &mut DbConnection) -> AppResult<usize> {
     if logged_n >= versions_n {
         return Ok(0);
     }
-    // Only the versions without a record: one query over the unique index on
-    // `log_entries.version_id`.
-    let unlogged = diesel::dsl::not(diesel::dsl::exists(
-        log_entries::table.filter(log_entries::version_id.eq(versions::id)),
-    ));
-    let all: Vec<(i64, String, String, String)> = versions::table
-        .inner_join(tools::table)
-        .filter(unlogged)
-        .order(versions::id.asc())
-        .select((
-            versions::id,
-            tools::name,
-            versions::version,
-            versions::sha256,
-        ))
-        .load(conn)?;
-    let mut appended = 0;
-    for (id, tool, version, sha256) in all {
-        append(conn, id, &tool, &version, &sha256)?;
-        appended += 1;
+    let unlogged = VersionRecord::unlogged(conn)?;
+    for r in &unlogged {
+        append(conn, r.id, &r.tool, &r.version, &r.sha256)?;
     }
-    Ok(appended)
+    Ok(unlogged.len())
 }

@@ -11,43 +11,47 @@ use crate::error::AppResult;
 
 /// How search results are ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Sort {
+pub enum CatalogSort {
     #[default]
     Relevance,
     Downloads,
     Recent,
 }
 
-impl Sort {
-    pub const ALL: [Sort; 3] = [Sort::Relevance, Sort::Downloads, Sort::Recent];
+impl CatalogSort {
+    pub const ALL: [CatalogSort; 3] = [
+        CatalogSort::Relevance,
+        CatalogSort::Downloads,
+        CatalogSort::Recent,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
-            Sort::Relevance => "relevance",
-            Sort::Downloads => "downloads",
-            Sort::Recent => "recent",
+            CatalogSort::Relevance => "relevance",
+            CatalogSort::Downloads => "downloads",
+            CatalogSort::Recent => "recent",
         }
     }
 
     pub fn label(self) -> &'static str {
         match self {
-            Sort::Relevance => "Best match",
-            Sort::Downloads => "Most downloaded",
-            Sort::Recent => "Recently updated",
+            CatalogSort::Relevance => "Best match",
+            CatalogSort::Downloads => "Most downloaded",
+            CatalogSort::Recent => "Recently updated",
         }
     }
 }
 
 /// A search as the home page's form asks for it (already validated).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct SearchQuery {
+pub struct CatalogQuery {
     pub q: String,
     pub keyword: Option<String>,
     pub license: Option<String>,
     pub format: Option<Format>,
     pub execution: Option<ExecutionKind>,
     pub tier: Option<Tier>,
-    pub sort: Sort,
+    pub sort: CatalogSort,
     /// 1-based.
     pub page: u32,
     pub per_page: u32,
@@ -74,7 +78,7 @@ pub struct Hit {
 
 /// Facet counts: `(value, count)` pairs, in the order to show them.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Facets {
+pub struct CatalogFacets {
     pub license: Vec<(String, u64)>,
     pub keyword: Vec<(String, u64)>,
     pub execution: Vec<(String, u64)>,
@@ -87,7 +91,7 @@ pub struct Facets {
 pub struct SearchPage {
     pub total: u64,
     pub hits: Vec<Hit>,
-    pub facets: Facets,
+    pub facets: CatalogFacets,
 }
 
 /// A publisher (owner or the publisher of a version) and their tier.
@@ -99,7 +103,7 @@ pub struct Publisher {
 
 /// One row of a tool's versions table.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VersionRow {
+pub struct VersionListRow {
     pub version: semver::Version,
     pub sha256: String,
     pub size: u64,
@@ -121,7 +125,7 @@ pub struct ToolSummary {
     pub downloads: u64,
     pub owners: Vec<Publisher>,
     /// Sorted by SemVer, newest first.
-    pub versions: Vec<VersionRow>,
+    pub versions: Vec<VersionListRow>,
     /// The version the summary shows: highest neither yanked nor blocked, else the highest.
     pub latest_version: String,
 }
@@ -129,7 +133,7 @@ pub struct ToolSummary {
 /// One version in full: the canonical manifest, the original definition, the README.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VersionDetail {
-    pub row: VersionRow,
+    pub row: VersionListRow,
     pub publisher: Publisher,
     /// The canonical model; `manifest.original` holds the original definition bytes.
     pub manifest: Tool,
@@ -140,7 +144,7 @@ pub struct VersionDetail {
 /// handlers call them on the blocking pool).
 pub trait Catalog: Send + Sync + 'static {
     /// One page of results for `query`.
-    fn search(&self, query: &SearchQuery) -> AppResult<SearchPage>;
+    fn search(&self, query: &CatalogQuery) -> AppResult<SearchPage>;
     /// The tool named `name` (normalized lookup), or `None`.
     fn tool(&self, name: &str) -> AppResult<Option<ToolSummary>>;
     /// One version of a tool, or `None` if the tool or the version is unknown.

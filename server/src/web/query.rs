@@ -1,11 +1,11 @@
-//! The home page's query string: parsed into a [`SearchQuery`] with a clear
+//! The home page's query string: parsed into a [`CatalogQuery`] with a clear
 //! message naming the field for a bad value, and turned back into links
 //! (pagination, keyword filters) that keep the other filters.
 
 use toolreg_core::policy::{ExecutionKind, Tier};
 use toolreg_core::Format;
 
-use super::catalog::{SearchQuery, Sort};
+use super::catalog::{CatalogQuery, CatalogSort};
 use crate::error::{bad_request, AppResult};
 
 /// Results per page on the web index.
@@ -13,26 +13,26 @@ pub const PER_PAGE: u32 = 20;
 /// Highest page number the form accepts.
 pub const MAX_PAGE: u32 = 500;
 /// Longest search text accepted, in characters.
-pub const MAX_QUERY_CHARS: usize = 200;
+pub const MAX_WEB_QUERY_CHARS: usize = 200;
 /// Longest filter value accepted (keyword, license), in characters.
 const MAX_FILTER_CHARS: usize = 100;
 
 /// Parse the query string of `GET /`. Unknown keys are ignored (links from
 /// elsewhere may carry tracking junk); for a repeated key the last one wins;
 /// an empty value means "no filter".
-pub fn parse(query_string: &str) -> AppResult<SearchQuery> {
-    let mut q = SearchQuery {
+pub fn parse(query_string: &str) -> AppResult<CatalogQuery> {
+    let mut q = CatalogQuery {
         page: 1,
         per_page: PER_PAGE,
-        ..SearchQuery::default()
+        ..CatalogQuery::default()
     };
     for (key, value) in url::form_urlencoded::parse(query_string.as_bytes()) {
         let value = value.trim();
         match key.as_ref() {
             "q" => {
-                if value.chars().count() > MAX_QUERY_CHARS {
+                if value.chars().count() > MAX_WEB_QUERY_CHARS {
                     return Err(bad_request(format!(
-                        "q: the search text is longer than {MAX_QUERY_CHARS} characters; shorten it"
+                        "q: the search text is longer than {MAX_WEB_QUERY_CHARS} characters; shorten it"
                     )));
                 }
                 q.q = value.to_string();
@@ -44,9 +44,9 @@ pub fn parse(query_string: &str) -> AppResult<SearchQuery> {
             "tier" => q.tier = parse_opt::<Tier>("tier", value)?,
             "sort" => {
                 q.sort = match value {
-                    "" | "relevance" => Sort::Relevance,
-                    "downloads" => Sort::Downloads,
-                    "recent" => Sort::Recent,
+                    "" | "relevance" => CatalogSort::Relevance,
+                    "downloads" => CatalogSort::Downloads,
+                    "recent" => CatalogSort::Recent,
                     other => {
                         return Err(bad_request(format!(
                     "sort: unknown order `{other}` (expected one of relevance, downloads, recent)"
@@ -97,7 +97,7 @@ fn parse_opt<T: std::str::FromStr<Err = String>>(field: &str, value: &str) -> Ap
 
 /// The query string (without `?`) that asks for `query`, with `page` replaced.
 /// Defaults (empty text, relevance, page 1) are left out so URLs stay short.
-pub fn to_query_string(query: &SearchQuery, page: u32) -> String {
+pub fn to_query_string(query: &CatalogQuery, page: u32) -> String {
     let mut out = url::form_urlencoded::Serializer::new(String::new());
     if !query.q.is_empty() {
         out.append_pair("q", &query.q);
@@ -117,7 +117,7 @@ pub fn to_query_string(query: &SearchQuery, page: u32) -> String {
     if let Some(t) = query.tier {
         out.append_pair("tier", t.as_str());
     }
-    if query.sort != Sort::Relevance {
+    if query.sort != CatalogSort::Relevance {
         out.append_pair("sort", query.sort.as_str());
     }
     if page > 1 {
@@ -127,7 +127,7 @@ pub fn to_query_string(query: &SearchQuery, page: u32) -> String {
 }
 
 /// `/?…` for `query` at `page`.
-pub fn url(query: &SearchQuery, page: u32) -> String {
+pub fn url(query: &CatalogQuery, page: u32) -> String {
     let qs = to_query_string(query, page);
     if qs.is_empty() {
         "/".to_string()
@@ -149,7 +149,7 @@ mod tests {
         assert_eq!(q.format, Some(Format::Mcp));
         assert_eq!(q.execution, Some(ExecutionKind::Http));
         assert_eq!(q.tier, Some(Tier::Verified));
-        assert_eq!(q.sort, Sort::Downloads);
+        assert_eq!(q.sort, CatalogSort::Downloads);
         assert_eq!(q.page, 3);
         assert_eq!(q.keyword.as_deref(), Some("vcs"));
         assert_eq!(q.per_page, PER_PAGE);
@@ -160,10 +160,10 @@ mod tests {
         let q = parse("q=&license=&format=&execution=&tier=&sort=&page=").unwrap();
         assert_eq!(
             q,
-            SearchQuery {
+            CatalogQuery {
                 page: 1,
                 per_page: PER_PAGE,
-                ..SearchQuery::default()
+                ..CatalogQuery::default()
             }
         );
     }
@@ -192,11 +192,11 @@ mod tests {
         assert_eq!(url(&q, 1), "/?q=a%26b&tier=trusted&sort=recent");
         assert_eq!(
             parse(&to_query_string(&q, 2)).unwrap(),
-            SearchQuery {
+            CatalogQuery {
                 page: 2,
                 ..q.clone()
             }
         );
-        assert_eq!(url(&SearchQuery::default(), 1), "/");
+        assert_eq!(url(&CatalogQuery::default(), 1), "/");
     }
 }

@@ -3,21 +3,21 @@
 //! index (`SearchIndex::query`), tier requirements from the server's policy.
 
 use toolreg_core::policy::{ExecutionKind, Tier};
-use toolreg_core::{Format, Tool};
+use toolreg_core::Tool;
 use toolreg_search::{SearchParams, SearchResults, SearchSort};
 
 use super::catalog::{
-    Catalog, Facets, Hit, Publisher, SearchPage, SearchQuery, Sort, ToolSummary, VersionDetail,
-    VersionRow,
+    Catalog, CatalogFacets, CatalogQuery, CatalogSort, Hit, Publisher, SearchPage, ToolSummary,
+    VersionDetail, VersionListRow,
 };
 use crate::app::AppState;
-use crate::error::{internal, AppError, AppResult};
-use crate::models::version::{list_for_tool, VersionContent, VersionSummary};
+use crate::encode::rfc3339;
+use crate::error::{internal, AppResult};
+use crate::models::version::{self, list_for_tool, VersionContent, VersionSummary};
 use crate::models::{owner, ToolRow, User};
-use crate::views::rfc3339;
 
 impl Catalog for AppState {
-    fn search(&self, query: &SearchQuery) -> AppResult<SearchPage> {
+    fn search(&self, query: &CatalogQuery) -> AppResult<SearchPage> {
         let params = search_params(query);
         let results = self.search.query(&params)?;
         Ok(search_page(results))
@@ -33,21 +33,17 @@ impl Catalog for AppState {
             .iter()
             .map(|u| Publisher {
                 login: u.login.clone(),
-                tier: u.tier(),
+                tier: u.tier,
             })
             .collect();
-        let mut versions = Vec::new();
-        for (v, login) in list_for_tool(conn, tool.id)? {
+        let rows = list_for_tool(conn, tool.id)?;
+        let latest_version = version::latest(&rows, |(v, _)| v)
+            .map(|(v, _)| v.version.clone())
+            .unwrap_or_default();
+        let mut versions = Vec::with_capacity(rows.len());
+        for (v, login) in rows {
             versions.push(summary_row(v, login)?);
         }
-        // Latest: the highest version neither yanked nor blocked, else the highest
-        // (the same rule as `GET /api/v1/tools/{name}`).
-        let latest_version = versions
-            .iter()
-            .find(|v| !v.yanked && !v.blocked)
-            .or_else(|| versions.first())
-            .map(|v| v.version.to_string())
-            .unwrap_or_default();
         Ok(Some(ToolSummary {
             name: tool.name,
             downloads: count(tool.downloads),
@@ -75,26 +71,25 @@ impl Catalog for AppState {
             ))
         })?;
         manifest.original = content.definition.into_bytes();
-        let row = VersionRow {
+        let row = VersionListRow {
             version: parse_version(&v.version)?,
             sha256: v.sha256,
             size: count(v.size),
             yanked: v.yanked,
             blocked: v.blocked,
             blocked_reason: v.blocked_reason,
-            execution: parse_kind(&v.execution)?,
-            format: parse_format(&v.format)?,
+            execution: v.execution,
+            format: v.format,
             published_at: rfc3339(&v.published_at),
             publisher: user.login.clone(),
             downloads: count(v.downloads),
         };
-        // The tier the version was published with (what the API shows too).
-        let tier = v.publisher_tier.parse::<Tier>().unwrap_or(Tier::Untrusted);
         Ok(Some(VersionDetail {
             row,
+            // The tier the version was published with (what the API shows too).
             publisher: Publisher {
                 login: user.login,
-                tier,
+                tier: v.publisher_tier,
             },
             manifest,
             readme: content.readme,
@@ -106,16 +101,16 @@ impl Catalog for AppState {
     }
 }
 
-fn summary_row(v: VersionSummary, login: String) -> AppResult<VersionRow> {
-    Ok(VersionRow {
+fn summary_row(v: VersionSummary, login: String) -> AppResult<VersionListRow> {
+    Ok(VersionListRow {
         version: parse_version(&v.version)?,
         sha256: v.sha256,
         size: count(v.size),
         yanked: v.yanked,
         blocked: v.blocked,
         blocked_reason: v.blocked_reason,
-        execution: parse_kind(&v.execution)?,
-        format: parse_format(&v.format)?,
+        execution: v.execution,
+        format: v.format,
         published_at: rfc3339(&v.published_at),
         publisher: login,
         downloads: count(v.downloads),
@@ -131,18 +126,8 @@ fn parse_version(s: &str) -> AppResult<semver::Version> {
         .map_err(|e| internal(format!("stored version `{s}` is not SemVer: {e}")))
 }
 
-fn parse_kind(s: &str) -> AppResult<ExecutionKind> {
-    s.parse()
-        .map_err(|e: String| AppError::Internal(format!("stored execution kind: {e}")))
-}
-
-fn parse_format(s: &str) -> AppResult<Format> {
-    s.parse()
-        .map_err(|e: String| AppError::Internal(format!("stored format: {e}")))
-}
-
 /// The web form's query as the search module's parameters.
-fn search_params(q: &SearchQuery) -> SearchParams {
+fn search_params(q: &CatalogQuery) -> SearchParams {
     SearchParams {
         q: q.q.clone(),
         keyword: q.keyword.clone(),
@@ -151,9 +136,9 @@ fn search_params(q: &SearchQuery) -> SearchParams {
         execution: q.execution,
         tier: q.tier,
         sort: match q.sort {
-            Sort::Relevance => SearchSort::Relevance,
-            Sort::Downloads => SearchSort::Downloads,
-            Sort::Recent => SearchSort::Recent,
+            CatalogSort::Relevance => SearchSort::Relevance,
+            CatalogSort::Downloads => SearchSort::Downloads,
+            CatalogSort::Recent => SearchSort::Recent,
         },
         page: q.page as usize,
         per_page: q.per_page as usize,
@@ -181,7 +166,7 @@ fn search_page(r: SearchResults) -> SearchPage {
                 description_highlight: Some(h.highlights.description),
             })
             .collect(),
-        facets: Facets {
+        facets: CatalogFacets {
             license: r.facets.license.0,
             keyword: r.facets.keyword.0,
             execution: r.facets.execution.0,

@@ -18,7 +18,7 @@ struct Fixture {
 }
 
 impl Catalog for Fixture {
-    fn search(&self, query: &SearchQuery) -> AppResult<SearchPage> {
+    fn search(&self, query: &CatalogQuery) -> AppResult<SearchPage> {
         if query.q == "boom" {
             return Err(bad_request("q: boom is not allowed"));
         }
@@ -52,9 +52,9 @@ impl Catalog for Fixture {
         Ok(SearchPage {
             total: hits.len() as u64,
             hits,
-            facets: Facets {
+            facets: CatalogFacets {
                 license: vec![("MIT".into(), 2)],
-                ..Facets::default()
+                ..CatalogFacets::default()
             },
         })
     }
@@ -95,7 +95,7 @@ fn tool(
         "execution": {"kind": "schema", "detail": null}
     }))
     .unwrap();
-    let row = VersionRow {
+    let row = VersionListRow {
         version: v.clone(),
         sha256: "ab".repeat(32),
         size: 1234,

@@ -9,11 +9,12 @@ use bytes::Bytes;
 use serde_json::Value;
 
 use crate::app::AppState;
-use crate::controllers::{json_body, to_json};
+use crate::controllers::json_body;
+use crate::encode::{rfc3339, to_json};
 use crate::error::{AppResult, ProblemBody};
 use crate::models::version::VersionContent;
 use crate::models::{tool_summary, ToolRow, User, VersionRow};
-use crate::views::{rfc3339, EncodablePublisher, EncodableTool, EncodableVersion};
+use crate::views::{EncodablePublisher, EncodableTool, EncodableVersion};
 
 /// The tool summary: fields of its latest version, owners, downloads and every version.
 #[utoipa::path(tag = "tools", params(("name" = String, Path, description = "registry name (matched in normalized form)")),

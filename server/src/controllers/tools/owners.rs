@@ -27,7 +27,7 @@ pub async fn list(
         })
         .await?;
     Ok(web::Json(Owners {
-        owners: owners.iter().map(EncodablePublisher::of).collect(),
+        owners: owners.iter().map(EncodablePublisher::from).collect(),
     }))
 }
 
@@ -77,7 +77,7 @@ async fn change(
         .await?;
     state.cache.invalidate_tool(&name);
     Ok(web::Json(Owners {
-        owners: owners.iter().map(EncodablePublisher::of).collect(),
+        owners: owners.iter().map(EncodablePublisher::from).collect(),
     }))
 }
 

@@ -137,9 +137,9 @@ async fn publish_bundle(
         version: tool.version.to_string(),
         sha256,
         size: bytes.len() as i64,
-        format: tool.format.to_string(),
-        execution: tool.execution.kind.to_string(),
-        tier: tier.to_string(),
+        format: tool.format,
+        execution: tool.execution.kind,
+        tier,
         publisher: auth.user.login.clone(),
         warnings: loaded.warnings.iter().map(EncodableProblem::from).collect(),
         log_index,
@@ -333,7 +333,7 @@ fn insert_version(
     // Before the change log's lock, which serializes publishes on PostgreSQL.
     tool_summary::refresh(conn, tool.id)?;
     Change::record(conn, tool.id, &tool.name, &r.version, ChangeKind::Publish)?;
-    // The transparency log record, in this same transaction (DESIGN §8).
+    // The transparency log record, in this same transaction.
     let log_index =
         crate::transparency::store::append(conn, version_id, &tool.name, &r.version, &r.sha256)?;
     Ok((tool.name, log_index))

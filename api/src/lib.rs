@@ -1,0 +1,374 @@
+//! The JSON of the toolreg HTTP API (docs/api.md): the answers the server
+//! sends and the CLI reads, and the request bodies they exchange, defined
+//! once for both.
+//!
+//! Every type serializes to exactly the bytes the server sends, field order
+//! included. Reading is lenient where a newer server may say more: unknown
+//! fields are ignored, and a missing optional field reads as `None`.
+//!
+//! With the `openapi` feature every type also derives `utoipa::ToSchema`,
+//! for the server's OpenAPI document; the CLI leaves it off and links no
+//! web framework.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use toolreg_core::{ExecutionKind, Format, Problem, Tier};
+
+mod search;
+
+pub use search::{FacetCounts, SearchAnswer, SearchFacets, SearchHighlights, SearchHit};
+
+/// A validation finding: a warning on publish, or one entry of a
+/// problem+json `errors` list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EncodableProblem {
+    /// Field path inside the definition, or a file name in the bundle;
+    /// empty for the whole file.
+    pub path: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+impl From<&Problem> for EncodableProblem {
+    fn from(p: &Problem) -> Self {
+        EncodableProblem {
+            path: p.path.clone(),
+            message: p.message.clone(),
+            fix: p.fix.clone(),
+        }
+    }
+}
+
+impl fmt::Display for EncodableProblem {
+    /// `path: message (fix: ...)`, without the path when it is empty.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)?;
+        } else {
+            write!(f, "{}: {}", self.path, self.message)?;
+        }
+        if let Some(fix) = &self.fix {
+            write!(f, " (fix: {fix})")?;
+        }
+        Ok(())
+    }
+}
+
+/// An error answer, `application/problem+json` (RFC 9457). `kind` is the
+/// `type` URI ending in the problem's slug (`not-found`, `blocked`, ...).
+/// The server always sends `type`, `title`, `status` and `detail`; a reader
+/// takes what is there, since an error may come from a proxy in between.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProblemBody {
+    #[serde(rename = "type", default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub kind: String,
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub title: String,
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub status: u16,
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub detail: String,
+    /// Every problem found in an invalid tool definition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Vec<EncodableProblem>>,
+    /// For `tier-forbidden`: the execution kind refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution: Option<String>,
+    /// For `tier-forbidden`: the lowest tier that may publish it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required_tier: Option<String>,
+    /// For `tier-forbidden`: the tier the request published with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub publisher_tier: Option<String>,
+}
+
+/// 201 answer to a publish.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PublishedVersion {
+    pub name: String,
+    pub version: String,
+    pub sha256: String,
+    pub size: i64,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub format: Format,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub execution: ExecutionKind,
+    /// The tier the version was published with.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub tier: Tier,
+    pub publisher: String,
+    pub warnings: Vec<EncodableProblem>,
+    /// The version's record's index in the transparency log.
+    pub log_index: i64,
+}
+
+/// An owner or publisher: login and tier.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EncodablePublisher {
+    pub login: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub tier: Tier,
+}
+
+/// One version in a tool's version list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EncodableVersionSummary {
+    pub version: String,
+    pub sha256: String,
+    pub size: i64,
+    pub yanked: bool,
+    pub blocked: bool,
+    pub blocked_reason: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub execution: ExecutionKind,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub format: Format,
+    pub published_at: String,
+    pub publisher: String,
+    pub downloads: i64,
+}
+
+/// `GET /api/v1/tools/{name}`: the listing fields of the latest version
+/// (the highest neither yanked nor blocked, else the highest), owners,
+/// downloads and every version, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EncodableTool {
+    pub name: String,
+    pub call_name: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub keywords: Vec<String>,
+    pub license: Option<String>,
+    pub homepage: Option<String>,
+    pub repository: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub format: Option<Format>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub execution: Option<ExecutionKind>,
+    pub latest_version: Option<String>,
+    pub downloads: i64,
+    pub created_at: String,
+    pub updated_at: String,
+    pub owners: Vec<EncodablePublisher>,
+    pub versions: Vec<EncodableVersionSummary>,
+}
+
+/// `GET /api/v1/tools/{name}/{version}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EncodableVersion {
+    pub name: String,
+    pub version: String,
+    pub sha256: String,
+    pub size: i64,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub format: Format,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub execution: ExecutionKind,
+    pub yanked: bool,
+    pub blocked: bool,
+    pub blocked_reason: Option<String>,
+    pub published_at: String,
+    pub downloads: i64,
+    /// The publisher, with the tier the version was published with.
+    pub publisher: EncodablePublisher,
+    /// The canonical tool model (`toolreg_core::Tool`) as JSON.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub manifest: Value,
+    pub definition_file: String,
+    pub definition: String,
+    pub readme: Option<String>,
+    /// The version's record's index in the transparency log (null for none).
+    pub log_index: Option<i64>,
+}
+
+/// `GET /api/v1/resolve/{name}`: the highest version matching a
+/// requirement that is neither yanked nor blocked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Resolved {
+    pub name: String,
+    pub version: String,
+    pub sha256: String,
+    pub size: i64,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub format: Format,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub execution: ExecutionKind,
+    pub download_url: String,
+}
+
+/// Answer to yank and unyank.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct YankState {
+    pub name: String,
+    pub version: String,
+    pub yanked: bool,
+}
+
+/// `GET/PUT/DELETE /api/v1/tools/{name}/owners`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Owners {
+    pub owners: Vec<EncodablePublisher>,
+}
+
+/// Body of `PUT/DELETE /api/v1/tools/{name}/owners`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct OwnersChange {
+    pub logins: Vec<String>,
+}
+
+/// Body of `POST /api/v1/tokens`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct NewTokenRequest {
+    pub name: String,
+    /// Default: all scopes. `publish` is shorthand for `publish-new` and `publish-update`.
+    pub scopes: Option<Vec<String>>,
+    /// RFC 3339 time after which the token stops working.
+    pub expires_at: Option<String>,
+    /// An agent token always publishes as `untrusted`.
+    pub agent: Option<bool>,
+}
+
+/// A token as listed (never with its secret).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EncodableToken {
+    pub id: i64,
+    pub name: String,
+    pub scopes: Vec<String>,
+    pub agent: bool,
+    pub expires_at: Option<String>,
+    pub created_at: String,
+    pub last_used_at: Option<String>,
+}
+
+/// 201 answer to `POST /api/v1/tokens`: the only time `token` is shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CreatedToken {
+    pub id: i64,
+    pub name: String,
+    pub token: String,
+    pub scopes: Vec<String>,
+    pub agent: bool,
+    pub expires_at: Option<String>,
+    pub created_at: String,
+}
+
+/// `GET /api/v1/tokens`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct TokenList {
+    pub tokens: Vec<EncodableToken>,
+}
+
+/// `GET /api/v1/me`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Me {
+    pub login: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub tier: Tier,
+    pub admin: bool,
+}
+
+/// `GET /healthz`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Health {
+    pub status: String,
+    pub database: String,
+    pub storage: String,
+    /// The change log's newest sequence number, and the newest one this
+    /// process has applied to its read cache (null until it follows the
+    /// log). Equal numbers mean every committed change is reflected here.
+    pub changes: ChangesFollowed,
+}
+
+/// How far this process follows the change log (in `Health`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ChangesFollowed {
+    pub latest: Option<i64>,
+    pub applied: Option<i64>,
+}
+
+/// `GET /api/v1/log/proof/{name}/{version}`: an inclusion proof.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct InclusionProof {
+    /// The record's index in the log.
+    pub index: u64,
+    /// The tree size the proof is for.
+    pub size: u64,
+    /// The record: `toolreg <name> <version> sha256:<hex>\n`.
+    pub record: String,
+    /// Base64 hashes, leaf side first (RFC 9162 audit path).
+    pub proof: Vec<String>,
+}
+
+/// `GET /api/v1/log/consistency`: a consistency proof.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ConsistencyProof {
+    /// Base64 hashes (RFC 9162 `PROOF(from, D[to])`).
+    pub proof: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_fields_are_ignored_and_missing_options_are_none() {
+        let me: Me =
+            serde_json::from_str(r#"{"login":"alice","tier":"trusted","admin":true,"new":1}"#)
+                .unwrap();
+        assert_eq!(me.tier, Tier::Trusted);
+        let problem: ProblemBody = serde_json::from_str(
+            r#"{"type":"https://toolreg.dev/problems/not-found","title":"Not found","status":404,"detail":"no"}"#,
+        )
+        .unwrap();
+        assert_eq!(problem.errors, None);
+        assert_eq!(problem.status, 404);
+    }
+
+    #[test]
+    fn problems_serialize_without_an_absent_fix() {
+        let p = EncodableProblem {
+            path: "version".into(),
+            message: "is not SemVer".into(),
+            fix: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            r#"{"path":"version","message":"is not SemVer"}"#
+        );
+        assert_eq!(p.to_string(), "version: is not SemVer");
+    }
+
+    #[test]
+    fn an_unknown_enum_value_is_an_error() {
+        let err = serde_json::from_str::<EncodablePublisher>(r#"{"login":"a","tier":"root"}"#)
+            .unwrap_err();
+        assert!(err.to_string().contains("root"), "{err}");
+    }
+}

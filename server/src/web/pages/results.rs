@@ -1,0 +1,126 @@
+//! The results region of the home page: a summary line, the hits and
+//! pagination. Sent alone (`X-Partial: results`) for search as you type.
+
+use askama::Template;
+
+use super::{downloads_label, license_label, plural, tool_url};
+use crate::web::catalog::{CatalogQuery, Hit, SearchPage};
+use crate::web::html::{self, SafeHtml};
+use crate::web::query;
+
+/// `GET /` with `X-Partial: results`: the results region alone (for search as you type).
+#[derive(Template)]
+#[template(path = "web/results.html")]
+pub struct ResultsFragment {
+    pub results: ResultsView,
+}
+
+/// The results region: a summary line, the hits, pagination.
+pub struct ResultsView {
+    pub summary: String,
+    pub empty_message: String,
+    pub has_filters: bool,
+    pub hits: Vec<HitView>,
+    pub page: u32,
+    pub pages: u64,
+    pub prev_url: Option<String>,
+    pub next_url: Option<String>,
+}
+
+pub struct HitView {
+    pub url: String,
+    pub name_html: SafeHtml,
+    pub version: String,
+    pub title: Option<String>,
+    pub description_html: SafeHtml,
+    pub tier: &'static str,
+    pub execution: &'static str,
+    pub blocked: bool,
+    pub license: String,
+    pub downloads: String,
+}
+
+pub(super) fn has_filters(q: &CatalogQuery) -> bool {
+    !q.q.is_empty()
+        || q.keyword.is_some()
+        || q.license.is_some()
+        || q.format.is_some()
+        || q.execution.is_some()
+        || q.tier.is_some()
+}
+
+impl ResultsView {
+    pub fn new(search: &CatalogQuery, page: &SearchPage) -> Self {
+        let per_page = u64::from(search.per_page.max(1));
+        let pages = page.total.div_ceil(per_page);
+        let filtered = has_filters(search);
+        let summary = match (page.total, search.q.is_empty()) {
+            (0, _) => "No tools found.".to_string(),
+            (n, true) => format!(
+                "{} {}{}.",
+                n,
+                plural(n, "tool", "tools"),
+                if filtered {
+                    " match the filters"
+                } else {
+                    " in the registry"
+                }
+            ),
+            (n, false) => format!(
+                "{} {} found for “{}”.",
+                n,
+                plural(n, "tool", "tools"),
+                search.q
+            ),
+        };
+        let empty_message = if page.total > 0 {
+            format!(
+                "There are no results on page {}; the results end on page {}.",
+                search.page, pages
+            )
+        } else if filtered {
+            "Nothing matches. Try fewer words, or remove a filter.".to_string()
+        } else {
+            "The registry has no tools yet. Publish one with `toolreg publish`.".to_string()
+        };
+        let page_no = u64::from(search.page);
+        ResultsView {
+            summary,
+            empty_message,
+            has_filters: filtered,
+            hits: page.hits.iter().map(HitView::new).collect(),
+            page: search.page,
+            pages,
+            prev_url: (page_no > 1 && pages > 0).then(|| query::url(search, search.page - 1)),
+            next_url: (page_no < pages).then(|| query::url(search, search.page + 1)),
+        }
+    }
+}
+
+impl HitView {
+    fn new(hit: &Hit) -> Self {
+        let name_html = match hit.name_highlight.as_deref() {
+            Some(h) if !h.is_empty() => html::highlight(h),
+            _ => html::escape(&hit.name),
+        };
+        let description_html = match hit.description_highlight.as_deref() {
+            Some(h) if !h.is_empty() => html::highlight(h),
+            _ => html::escape(&hit.description),
+        };
+        HitView {
+            url: tool_url(&hit.name),
+            name_html,
+            version: hit.version.clone(),
+            title: hit
+                .title
+                .clone()
+                .filter(|t| !t.is_empty() && *t != hit.name),
+            description_html,
+            tier: hit.tier.as_str(),
+            execution: hit.execution.as_str(),
+            blocked: hit.blocked,
+            license: license_label(hit.license.as_deref()),
+            downloads: downloads_label(hit.downloads),
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! The tool page, `GET /tools/{name}` (its latest version) and
+//! `GET /tools/{name}/{version}`: what the version is and does, how it
+//! runs and who published it, its parameters, README, exports and every
+//! version of the tool.
+
+use askama::Template;
+use toolreg_core::policy::Tier;
+
+use super::version::{execution_detail, exports, pin_snippet, ExportView};
+use super::{date_only, downloads_label, license_label, size_label, tool_url, version_url};
+use crate::web::assets::{Assets, ASSETS};
+use crate::web::catalog::{CatalogQuery, Publisher, ToolSummary, VersionDetail};
+use crate::web::html::{self, SafeHtml};
+use crate::web::params::{self, ParamRow};
+use crate::web::query;
+
+/// `GET /tools/{name}` and `GET /tools/{name}/{version}`.
+#[derive(Template)]
+#[template(path = "web/tool.html")]
+pub struct ToolPage {
+    pub assets: &'static Assets,
+    pub t: ToolView,
+}
+
+pub struct ToolView {
+    pub name: String,
+    pub version: String,
+    pub version_is_stable: bool,
+    pub is_latest: bool,
+    pub latest_version: String,
+    pub latest_url: Option<String>,
+    pub title: Option<String>,
+    pub description: String,
+    pub meta_description: String,
+    pub call_name: String,
+    pub pin: String,
+    pub tier: &'static str,
+    pub required_tier: &'static str,
+    pub execution: &'static str,
+    pub execution_explained: &'static str,
+    pub execution_detail: Option<String>,
+    pub runs_code: bool,
+    pub format: &'static str,
+    pub definition_file: String,
+    pub license: String,
+    pub publisher: String,
+    pub published_at: String,
+    pub published_date: String,
+    pub size: String,
+    pub sha256: String,
+    pub bundle_url: String,
+    pub version_downloads: String,
+    pub tool_downloads: String,
+    pub yanked: bool,
+    pub blocked: bool,
+    pub blocked_reason: String,
+    pub params: Vec<ParamRow>,
+    pub params_cut: bool,
+    pub result: Vec<ParamRow>,
+    pub readme: SafeHtml,
+    pub exports: Vec<ExportView>,
+    pub versions: Vec<VersionLine>,
+    pub owners: Vec<Publisher>,
+    pub keywords: Vec<Link>,
+    pub links: Vec<Link>,
+    pub authors: Vec<String>,
+}
+
+pub struct VersionLine {
+    pub version: String,
+    pub url: String,
+    pub current: bool,
+    pub published_at: String,
+    pub published_date: String,
+    pub publisher: String,
+    pub execution: &'static str,
+    pub downloads: u64,
+    pub yanked: bool,
+    pub blocked: bool,
+}
+
+pub struct Link {
+    pub label: String,
+    pub url: String,
+}
+
+impl ToolPage {
+    pub fn new(summary: &ToolSummary, detail: &VersionDetail, required_tier: Tier) -> Self {
+        ToolPage {
+            assets: &ASSETS,
+            t: ToolView::new(summary, detail, required_tier),
+        }
+    }
+}
+
+impl ToolView {
+    fn new(summary: &ToolSummary, detail: &VersionDetail, required_tier: Tier) -> Self {
+        let tool = &detail.manifest;
+        let row = &detail.row;
+        let name = summary.name.clone();
+        let version = row.version.to_string();
+        let is_latest = version == summary.latest_version;
+        let (params, params_cut) = params::rows(&tool.parameters);
+        let result = tool
+            .result
+            .as_ref()
+            .map(|r| params::rows(r).0)
+            .unwrap_or_default();
+        let readme = detail
+            .readme
+            .as_deref()
+            .map(html::markdown)
+            .unwrap_or_default();
+        let mut links = Vec::new();
+        for (label, url) in [
+            ("Homepage", &tool.homepage),
+            ("Repository", &tool.repository),
+        ] {
+            if let Some(u) = url.as_deref().filter(|u| html::is_web_url(u)) {
+                links.push(Link {
+                    label: label.to_string(),
+                    url: u.to_string(),
+                });
+            }
+        }
+        let keywords = tool
+            .keywords
+            .iter()
+            .map(|k| Link {
+                label: k.clone(),
+                url: query::url(
+                    &CatalogQuery {
+                        keyword: Some(k.clone()),
+                        page: 1,
+                        per_page: query::PER_PAGE,
+                        ..CatalogQuery::default()
+                    },
+                    1,
+                ),
+            })
+            .collect();
+        let authors = tool
+            .authors
+            .iter()
+            .map(|a| match (&a.organization, &a.email) {
+                (Some(o), _) => format!("{} ({o})", a.name),
+                (None, Some(e)) => format!("{} <{e}>", a.name),
+                (None, None) => a.name.clone(),
+            })
+            .collect();
+        let versions = summary
+            .versions
+            .iter()
+            .map(|v| VersionLine {
+                version: v.version.to_string(),
+                url: version_url(&name, &v.version.to_string()),
+                current: v.version == row.version,
+                published_at: v.published_at.clone(),
+                published_date: date_only(&v.published_at),
+                publisher: v.publisher.clone(),
+                execution: v.execution.as_str(),
+                downloads: v.downloads,
+                yanked: v.yanked,
+                blocked: v.blocked,
+            })
+            .collect();
+        let description = if tool.description.trim().is_empty() {
+            "No description.".to_string()
+        } else {
+            tool.description.clone()
+        };
+        ToolView {
+            meta_description: description.chars().take(160).collect(),
+            title: tool.title.clone().filter(|t| !t.is_empty() && *t != name),
+            description,
+            call_name: tool.call_name.clone(),
+            pin: pin_snippet(&name, &row.version),
+            version_is_stable: row.version.pre.is_empty(),
+            is_latest,
+            latest_url: (!is_latest).then(|| tool_url(&name)),
+            latest_version: summary.latest_version.clone(),
+            tier: detail.publisher.tier.as_str(),
+            required_tier: required_tier.as_str(),
+            execution: row.execution.as_str(),
+            execution_explained: row.execution.explain(),
+            execution_detail: execution_detail(row.execution, &tool.execution.detail),
+            runs_code: row.execution.runs_bundle_code(),
+            format: row.format.as_str(),
+            definition_file: tool.definition_file.clone(),
+            license: license_label(tool.license.as_deref()),
+            publisher: detail.publisher.login.clone(),
+            published_at: row.published_at.clone(),
+            published_date: date_only(&row.published_at),
+            size: size_label(row.size),
+            sha256: row.sha256.clone(),
+            bundle_url: format!("/api/v1/tools/{name}/{version}/download"),
+            version_downloads: downloads_label(row.downloads),
+            tool_downloads: format!("{} (all versions)", downloads_label(summary.downloads)),
+            yanked: row.yanked,
+            blocked: row.blocked,
+            blocked_reason: row.blocked_reason.clone().unwrap_or_else(|| {
+                format!(
+                    "Its publisher's tier no longer allows publishing `{}` tools.",
+                    row.execution
+                )
+            }),
+            params,
+            params_cut,
+            result,
+            readme,
+            exports: exports(detail, &name, &version),
+            versions,
+            owners: summary.owners.clone(),
+            keywords,
+            links,
+            authors,
+            name,
+            version,
+        }
+    }
+}
