@@ -5,9 +5,7 @@
 //! it makes users and tokens, runs the `toolreg-server` binary on the same
 //! data ([`TestApp::registry`]) and injects write failures.
 //! [`BundleBuilder`] makes bundles from real corpus definitions. Tests run
-//! on both backends with `toolreg_test_support::both_backends!`, and
-//! response bodies that are API contracts are compared with [`snapshot`]
-//! redactions.
+//! on both backends with `toolreg_test_support::both_backends!`.
 #![allow(dead_code)]
 
 use std::net::TcpListener;
