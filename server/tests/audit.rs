@@ -7,11 +7,10 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{json, problem, BundleBuilder, TestApp};
-use diesel::connection::SimpleConnection;
+use common::{json, problem, BundleBuilder, FailingInsert, TestApp};
 use serde_json::{json, Value};
 use toolreg_core::Tier;
-use toolreg_server::db::DbConnection;
+use toolreg_test_support::both_backends;
 
 async fn audit(app: &TestApp, token: &str, query: &str) -> Value {
     let (status, body) = json(
@@ -382,49 +381,6 @@ async fn every_action_with_who_what_and_token(app: TestApp) {
     assert_eq!(body["entries"], json!([]));
 }
 
-/// Install a trigger that fails inserts into `table` whose `column` is `value`.
-async fn fail_inserts(
-    app: &TestApp,
-    table: &'static str,
-    column: &'static str,
-    value: &'static str,
-) {
-    app.state
-        .db
-        .write(move |conn| {
-            match conn {
-                DbConnection::Sqlite(c) => c.batch_execute(&format!(
-                    "CREATE TRIGGER injected_failure BEFORE INSERT ON {table} WHEN NEW.{column} = '{value}' \
-                     BEGIN SELECT RAISE(ABORT, 'injected failure'); END;"
-                ))?,
-                DbConnection::Postgresql(c) => c.batch_execute(&format!(
-                    "CREATE FUNCTION injected_failure() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$ LANGUAGE plpgsql; \
-                     CREATE TRIGGER injected_failure BEFORE INSERT ON {table} FOR EACH ROW WHEN (NEW.{column} = '{value}') \
-                     EXECUTE FUNCTION injected_failure();"
-                ))?,
-            }
-            Ok(())
-        })
-        .await
-        .expect("install the trigger");
-}
-
-async fn stop_failing(app: &TestApp, table: &'static str) {
-    app.state
-        .db
-        .write(move |conn| {
-            match conn {
-                DbConnection::Sqlite(c) => c.batch_execute("DROP TRIGGER injected_failure;")?,
-                DbConnection::Postgresql(c) => c.batch_execute(&format!(
-                    "DROP TRIGGER injected_failure ON {table}; DROP FUNCTION injected_failure();"
-                ))?,
-            }
-            Ok(())
-        })
-        .await
-        .expect("remove the trigger");
-}
-
 /// When the audit entry can't be written, the change it records doesn't
 /// happen either (and the other way round for publish's change-log row).
 async fn entries_share_the_changes_transaction(app: TestApp) {
@@ -433,7 +389,8 @@ async fn entries_share_the_changes_transaction(app: TestApp) {
 
     // publish: failing its audit entry or its change-log row leaves no version.
     for (table, column) in [("audit_log", "action"), ("changes", "kind")] {
-        fail_inserts(&app, table, column, "publish").await;
+        let failing = FailingInsert::new(table, column, "publish");
+        app.fail_inserts(failing).await;
         problem(
             app.publish(&bob, BundleBuilder::function("calc", "1.0.0").pack())
                 .await,
@@ -441,7 +398,7 @@ async fn entries_share_the_changes_transaction(app: TestApp) {
             "internal",
         )
         .await;
-        stop_failing(&app, table).await;
+        app.stop_failing(failing).await;
         assert_eq!(
             (app.count("tools").await, app.count("versions").await),
             (0, 0),
@@ -458,7 +415,8 @@ async fn entries_share_the_changes_transaction(app: TestApp) {
         .await;
 
     // yank: the version stays unyanked.
-    fail_inserts(&app, "audit_log", "action", "yank").await;
+    let failing = FailingInsert::new("audit_log", "action", "yank");
+    app.fail_inserts(failing).await;
     let (status, _) = send(
         &app,
         Method::DELETE,
@@ -467,7 +425,7 @@ async fn entries_share_the_changes_transaction(app: TestApp) {
         None,
     )
     .await;
-    stop_failing(&app, "audit_log").await;
+    app.stop_failing(failing).await;
     assert_eq!(status, 500);
     let v: Value = app
         .get("/api/v1/tools/calc/1.0.0")
@@ -479,7 +437,8 @@ async fn entries_share_the_changes_transaction(app: TestApp) {
 
     // token_create: no token appears.
     let before = token_ids(&app, &bob).await;
-    fail_inserts(&app, "audit_log", "action", "token_create").await;
+    let failing = FailingInsert::new("audit_log", "action", "token_create");
+    app.fail_inserts(failing).await;
     let (status, _) = send(
         &app,
         Method::POST,
@@ -488,13 +447,14 @@ async fn entries_share_the_changes_transaction(app: TestApp) {
         Some(json!({"name": "ci"})),
     )
     .await;
-    stop_failing(&app, "audit_log").await;
+    app.stop_failing(failing).await;
     assert_eq!(status, 500);
     assert_eq!(token_ids(&app, &bob).await, before);
 
     // owner_add: alice is not an owner.
     app.user("alice", Tier::Verified).await;
-    fail_inserts(&app, "audit_log", "action", "owner_add").await;
+    let failing = FailingInsert::new("audit_log", "action", "owner_add");
+    app.fail_inserts(failing).await;
     let (status, _) = send(
         &app,
         Method::PUT,
@@ -503,7 +463,7 @@ async fn entries_share_the_changes_transaction(app: TestApp) {
         Some(json!({"logins": ["alice"]})),
     )
     .await;
-    stop_failing(&app, "audit_log").await;
+    app.stop_failing(failing).await;
     assert_eq!(status, 500);
     let owners: Value = app
         .get("/api/v1/tools/calc/owners")
@@ -518,7 +478,7 @@ async fn entries_share_the_changes_transaction(app: TestApp) {
     // (tier changes and blocks: tiers_demotion.rs `a_tier_change_is_one_transaction`.)
 }
 
-both_backends!(
+both_backends!(async TestApp::start =>
     admins_only_and_bad_pages,
     every_action_with_who_what_and_token,
     entries_share_the_changes_transaction

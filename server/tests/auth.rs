@@ -5,6 +5,7 @@ mod common;
 
 use common::{json, problem, BundleBuilder, TestApp};
 use toolreg_core::Tier;
+use toolreg_test_support::both_backends;
 
 async fn publishing_needs_a_token(app: TestApp) {
     let res = app
@@ -72,7 +73,7 @@ async fn me_describes_the_user(app: TestApp) {
     assert_eq!(res.status(), 200);
 }
 
-both_backends!(
+both_backends!(async TestApp::start =>
     publishing_needs_a_token,
     unknown_and_malformed_tokens_are_401,
     me_describes_the_user

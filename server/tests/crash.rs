@@ -1,4 +1,4 @@
-//! Crash safety of publish (issue 3.8): the real `toolreg-server` binary on
+//! Crash safety of publish: the real `toolreg-server` binary on
 //! SQLite + local files takes publishes from 8 concurrent clients and is
 //! killed with SIGKILL mid-way. After a restart on the same data directory,
 //! every publish that was answered 201 is there and downloads with its
@@ -8,62 +8,22 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::BundleBuilder;
+use common::{BundleBuilder, Registry, BIN};
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_toolreg-server");
 const CLIENTS: usize = 8;
 const PER_CLIENT: usize = 60;
 /// Kill the server once this many publishes have been acknowledged.
 const KILL_AFTER: usize = 60;
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("free port")
-}
-
-fn command(data: &Path) -> Command {
-    let mut cmd = Command::new(BIN);
-    cmd.env("TOOLREG_DATA_DIR", data)
-        .env_remove("TOOLREG_DATABASE_URL")
-        .env_remove("TOOLREG_STORAGE")
-        .env("TOOLREG_RATE_LIMIT_PUBLISH", "0")
-        .env("RUST_LOG", "warn");
-    cmd
-}
-
-/// Start `serve` on a free port and wait for `/healthz`.
-fn start(data: &Path) -> (Child, String) {
-    let port = free_port();
-    let child = command(data)
-        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("start toolreg-server");
-    let url = format!("http://127.0.0.1:{port}");
-    let client = reqwest::blocking::Client::new();
-    let started = Instant::now();
-    while !client
-        .get(format!("{url}/healthz"))
-        .send()
-        .is_ok_and(|r| r.status().is_success())
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "toolreg-server did not start on {url}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    (child, url)
+/// The binary on `data` (SQLite + files) with no publish rate limit.
+fn registry(data: &Path) -> Registry {
+    Registry::new(BIN, data).with_env([("TOOLREG_RATE_LIMIT_PUBLISH", "0")])
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
@@ -74,17 +34,8 @@ fn sha256_hex(bytes: &[u8]) -> String {
 fn every_acknowledged_publish_survives_kill_9() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let data = tmp.path().join("data");
-
-    let out = command(&data)
-        .args(["admin", "create-user", "crash", "--tier", "trusted"])
-        .output()
-        .expect("create-user");
-    assert!(
-        out.status.success(),
-        "create-user: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let token = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let registry = registry(&data);
+    let token = registry.create_user("crash", "trusted", false);
 
     // Every bundle is built up front so the clients only do HTTP.
     let bundles: Vec<Vec<(String, String, Vec<u8>)>> = (0..CLIENTS)
@@ -104,8 +55,8 @@ fn every_acknowledged_publish_survives_kill_9() {
         })
         .collect();
 
-    let (child, url) = start(&data);
-    let mut first = ChildGuard(child);
+    let mut first = registry.serve(&[]);
+    let url = first.url.clone();
     let acknowledged: Arc<Mutex<Vec<(String, String, String)>>> = Arc::default();
     let ok_count = Arc::new(AtomicUsize::new(0));
     let unexpected: Arc<Mutex<Vec<String>>> = Arc::default();
@@ -161,8 +112,7 @@ fn every_acknowledged_publish_survives_kill_9() {
         );
         std::thread::sleep(Duration::from_millis(2));
     }
-    first.0.kill().expect("kill -9 the server"); // SIGKILL on Unix
-    let _ = first.0.wait();
+    first.kill(); // SIGKILL on Unix
     let killed_at = ok_count.load(Ordering::SeqCst);
     for c in clients {
         c.join().expect("client thread");
@@ -183,8 +133,8 @@ fn every_acknowledged_publish_survives_kill_9() {
     );
 
     // Restart on the same data directory.
-    let (child, url) = start(&data);
-    let mut child = ChildGuard(child);
+    let mut server = registry.serve(&[]);
+    let url = server.url.clone();
     let client = reqwest::blocking::Client::new();
 
     // Every acknowledged publish is there and downloads with its digest.
@@ -314,23 +264,12 @@ fn every_acknowledged_publish_survives_kill_9() {
     );
 
     // Stop the server before `verify` reads the same data.
-    let _ = child.0.kill();
-    let _ = child.0.wait();
-    let out = command(&data).arg("verify").output().expect("verify");
+    server.kill();
+    let out = registry.run(&["verify"]);
     assert!(
         out.status.success(),
         "verify failed after kill -9:\n{}\n{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-/// Kills the child when the test ends, also on a failed assertion.
-struct ChildGuard(Child);
-
-impl Drop for ChildGuard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }

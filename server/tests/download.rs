@@ -6,6 +6,7 @@ mod common;
 
 use common::{json, problem, BundleBuilder, TestApp};
 use toolreg_core::Tier;
+use toolreg_test_support::both_backends;
 
 async fn download_serves_the_bytes_with_digest_headers(app: TestApp) {
     let token = app.user("alice", Tier::Untrusted).await;
@@ -255,7 +256,7 @@ async fn impossible_export_is_422(app: TestApp) {
     );
 }
 
-both_backends!(
+both_backends!(async TestApp::start =>
     download_serves_the_bytes_with_digest_headers,
     if_none_match_gives_304,
     downloads_are_counted,

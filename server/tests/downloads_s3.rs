@@ -1,4 +1,4 @@
-//! Downloads with S3 storage (issue 8.3), through the real binary and a real
+//! Downloads with S3 storage, through the real binary and a real
 //! S3 server: with `--redirect-downloads` both download endpoints answer a
 //! `307` to a short-lived presigned URL that keeps the digest headers, and
 //! following it gives the exact bundle bytes from S3; without it the bundle
@@ -6,12 +6,11 @@
 //! refused at start when the storage is local files.
 
 mod common;
-mod process;
 
-use common::BundleBuilder;
-use process::{create_user, run, sha256_hex, Server, Services};
+use common::{registry_with, BundleBuilder};
 use reqwest::blocking::Client;
 use serde_json::Value;
+use toolreg_test_support::Services;
 
 fn no_redirects() -> Client {
     Client::builder()
@@ -37,8 +36,8 @@ fn redirect_downloads_answer_a_presigned_url_that_serves_the_bundle() {
     };
     let env = services.env();
     let tmp = tempfile::tempdir().expect("tempdir");
-    let token = create_user(tmp.path(), &env, "alice", "verified", false);
-    let server = Server::start(tmp.path(), &env, &["--redirect-downloads"]);
+    let token = registry_with(tmp.path(), &env).create_user("alice", "verified", false);
+    let server = registry_with(tmp.path(), &env).serve(&["--redirect-downloads"]);
     let client = no_redirects();
 
     let bundle = big_bundle("presigned-probe");
@@ -46,7 +45,7 @@ fn redirect_downloads_answer_a_presigned_url_that_serves_the_bundle() {
     assert_eq!(res.status(), 201, "{}", res.text().unwrap_or_default());
     let published: Value = res.json().expect("JSON");
     let sha = published["sha256"].as_str().expect("sha256").to_string();
-    assert_eq!(sha, sha256_hex(&bundle));
+    assert_eq!(sha, toolreg_core::digest::sha256_hex(&bundle));
 
     for path in [
         "/api/v1/tools/presigned-probe/1.0.0/download".to_string(),
@@ -73,7 +72,7 @@ fn redirect_downloads_answer_a_presigned_url_that_serves_the_bundle() {
             header("cache-control")
         );
         let location = header("location");
-        let endpoint = process::s3_endpoint();
+        let endpoint = toolreg_test_support::s3_endpoint();
         assert!(
             location.starts_with(&endpoint),
             "{path}: Location {location} is not on the S3 server {endpoint}"
@@ -99,7 +98,7 @@ fn redirect_downloads_answer_a_presigned_url_that_serves_the_bundle() {
         assert_eq!(from_s3.status(), 200);
         let bytes = from_s3.bytes().expect("bytes");
         assert_eq!(
-            sha256_hex(&bytes),
+            toolreg_core::digest::sha256_hex(&bytes),
             sha,
             "{path}: the presigned URL serves other bytes"
         );
@@ -135,8 +134,8 @@ fn without_the_flag_s3_bundles_stream_through_the_server() {
     };
     let env = services.env();
     let tmp = tempfile::tempdir().expect("tempdir");
-    let token = create_user(tmp.path(), &env, "alice", "verified", false);
-    let server = Server::start(tmp.path(), &env, &[]);
+    let token = registry_with(tmp.path(), &env).create_user("alice", "verified", false);
+    let server = registry_with(tmp.path(), &env).serve(&[]);
     let client = no_redirects();
 
     let bundle = big_bundle("streamed-probe");
@@ -161,18 +160,19 @@ fn without_the_flag_s3_bundles_stream_through_the_server() {
         .unwrap_or("")
         .to_string();
     let bytes = res.bytes().expect("bytes");
-    assert_eq!(sha256_hex(&bytes), sha);
+    assert_eq!(toolreg_core::digest::sha256_hex(&bytes), sha);
     assert_eq!(bytes.as_ref(), bundle.as_slice());
 }
 
 #[test]
 fn redirect_downloads_need_s3_storage() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let out = run(
-        tmp.path(),
-        &[],
-        &["serve", "--listen", "127.0.0.1:0", "--redirect-downloads"],
-    );
+    let out = registry_with(tmp.path(), &[]).run(&[
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--redirect-downloads",
+    ]);
     assert!(
         !out.status.success(),
         "--redirect-downloads on local files must not start"

@@ -14,6 +14,7 @@ use diesel::prelude::*;
 use serde_json::Value;
 use toolreg_core::tlog::{self, Checkpoint, Hash, Verifier};
 use toolreg_core::Tier;
+use toolreg_test_support::both_backends;
 
 async fn verifier(app: &TestApp) -> Verifier {
     let res = app.get("/api/v1/log/key").await;
@@ -336,7 +337,7 @@ async fn verify_catches_missing_and_altered_records(app: TestApp) {
     assert!(stdout.contains("log-verify@1.0.1"), "{stdout}");
 }
 
-both_backends!(
+both_backends!(async TestApp::start =>
     publishes_are_logged_and_proven,
     bad_proof_requests_are_refused,
     concurrent_publishes_get_dense_indexes,

@@ -2,19 +2,17 @@
 //! when the server starts, in publish order, and `verify` then passes.
 
 mod common;
-mod process;
 
-use common::BundleBuilder;
+use common::{registry_with, BundleBuilder};
 use diesel::prelude::*;
-use process::{create_user, Server};
 use reqwest::blocking::Client;
 
 #[test]
 fn versions_without_records_are_logged_on_start() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
-    let token = create_user(&data, &[], "alice", "verified", false);
-    let server = Server::start(&data, &[], &[]);
+    let token = registry_with(&data, &[]).create_user("alice", "verified", false);
+    let server = registry_with(&data, &[]).serve(&[]);
     let client = Client::new();
     for version in ["1.0.0", "1.1.0", "2.0.0"] {
         let res = server.publish(
@@ -35,14 +33,14 @@ fn versions_without_records_are_logged_on_start() {
     diesel::sql_query("DELETE FROM log_hashes")
         .execute(&mut conn)
         .unwrap();
-    let out = process::run(&data, &[], &["verify"]);
+    let out = registry_with(&data, &[]).run(&["verify"]);
     assert!(
         !out.status.success(),
         "verify notices the versions have no records"
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("old-tool@2.0.0 sha256:"));
 
-    let server = Server::start(&data, &[], &[]);
+    let server = registry_with(&data, &[]).serve(&[]);
     for (index, version) in ["1.0.0", "1.1.0", "2.0.0"].iter().enumerate() {
         let meta: serde_json::Value = client
             .get(server.api(&format!("/api/v1/tools/old-tool/{version}")))
@@ -56,7 +54,7 @@ fn versions_without_records_are_logged_on_start() {
         );
     }
     drop(server);
-    let out = process::run(&data, &[], &["verify"]);
+    let out = registry_with(&data, &[]).run(&["verify"]);
     assert!(
         out.status.success(),
         "{}",

@@ -7,17 +7,16 @@
 //! unique log indexes to concurrent publishes and sign identical checkpoints.
 
 mod common;
-mod process;
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Barrier};
 
-use common::BundleBuilder;
-use process::{command, create_user, Server, Services};
+use common::{registry_with, BundleBuilder};
 use reqwest::blocking::Client;
 use toolreg_core::tlog::{self, Checkpoint, Signer, Verifier};
+use toolreg_test_support::{ServerProcess, Services};
 
-fn key_of(server: &Server) -> String {
+fn key_of(server: &ServerProcess) -> String {
     Client::new()
         .get(server.api("/api/v1/log/key"))
         .send()
@@ -28,7 +27,7 @@ fn key_of(server: &Server) -> String {
         .to_string()
 }
 
-fn checkpoint_of(server: &Server, key: &str) -> (Checkpoint, String) {
+fn checkpoint_of(server: &ServerProcess, key: &str) -> (Checkpoint, String) {
     let note = Client::new()
         .get(server.api("/api/v1/log/checkpoint"))
         .send()
@@ -45,7 +44,7 @@ fn checkpoint_of(server: &Server, key: &str) -> (Checkpoint, String) {
 fn a_generated_key_is_private_and_survives_a_restart() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
-    let first = Server::start(&data, &[], &["--log-origin", "registry.test/log"]);
+    let first = registry_with(&data, &[]).serve(&["--log-origin", "registry.test/log"]);
     let key = key_of(&first);
     assert!(key.starts_with("registry.test/log+"), "{key}");
     let path = data.join("log-key");
@@ -59,7 +58,7 @@ fn a_generated_key_is_private_and_survives_a_restart() {
     }
     drop(first);
     // Restarted (without --log-origin): same key, origin taken from it.
-    let second = Server::start(&data, &[], &[]);
+    let second = registry_with(&data, &[]).serve(&[]);
     assert_eq!(key_of(&second), key);
     assert_eq!(checkpoint_of(&second, &key).0.origin, "registry.test/log");
 }
@@ -70,7 +69,7 @@ fn bad_key_configuration_stops_the_server_with_the_reason() {
     let data = tmp.path().join("data");
     let signer = Signer::from_seed("shared.test/log", [9u8; 32]).unwrap();
     let run = |env: &[(&str, &str)], args: &[&str]| {
-        let mut cmd = command(&data, &[]);
+        let mut cmd = registry_with(&data, &[]).command();
         cmd.args(["serve", "--listen", "127.0.0.1:0"]).args(args);
         for (k, v) in env {
             cmd.env(k, v);
@@ -104,7 +103,7 @@ fn bad_key_configuration_stops_the_server_with_the_reason() {
     assert!(err.contains("does not exist"), "{err}");
 }
 
-fn publish(server: &Server, token: &str, name: &str, version: &str) -> i64 {
+fn publish(server: &ServerProcess, token: &str, name: &str, version: &str) -> i64 {
     let res = server.publish(
         &Client::new(),
         token,
@@ -126,9 +125,9 @@ fn replicas_sharing_a_key_agree_on_one_log() {
     env.push(("TOOLREG_LOG_KEY".to_string(), signer.to_key_string()));
     let tmp = tempfile::tempdir().unwrap();
     let (data_a, data_b) = (tmp.path().join("a"), tmp.path().join("b"));
-    let token = create_user(&data_a, &env, "alice", "verified", false);
-    let a = Arc::new(Server::start(&data_a, &env, &[]));
-    let b = Arc::new(Server::start(&data_b, &env, &[]));
+    let token = registry_with(&data_a, &env).create_user("alice", "verified", false);
+    let a = Arc::new(registry_with(&data_a, &env).serve(&[]));
+    let b = Arc::new(registry_with(&data_b, &env).serve(&[]));
     assert_eq!(key_of(&a), signer.verifier_key());
     assert_eq!(key_of(&b), signer.verifier_key());
 
@@ -184,7 +183,7 @@ fn replicas_sharing_a_key_agree_on_one_log() {
         &cp_a.root,
     )
     .unwrap();
-    let out = process::run(&data_a, &env, &["verify"]);
+    let out = registry_with(&data_a, &env).run(&["verify"]);
     assert!(
         out.status.success(),
         "{}",
@@ -196,7 +195,7 @@ fn replicas_sharing_a_key_agree_on_one_log() {
 fn log_key_prints_a_new_usable_key() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
-    let out = process::run(&data, &[], &["log-key", "--origin", "keys.test/log"]);
+    let out = registry_with(&data, &[]).run(&["log-key", "--origin", "keys.test/log"]);
     assert!(
         out.status.success(),
         "{}",
@@ -208,9 +207,9 @@ fn log_key_prints_a_new_usable_key() {
     assert!(String::from_utf8_lossy(&out.stderr).contains(&signer.verifier_key()));
     // The printed key is what a replica serves when given it.
     let env = vec![("TOOLREG_LOG_KEY".to_string(), private.trim().to_string())];
-    let server = Server::start(&data, &env, &[]);
+    let server = registry_with(&data, &env).serve(&[]);
     assert_eq!(key_of(&server), signer.verifier_key());
-    let bad = process::run(&data, &[], &["log-key", "--origin", "has space"]);
+    let bad = registry_with(&data, &[]).run(&["log-key", "--origin", "has space"]);
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--origin"));
 }

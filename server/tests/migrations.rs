@@ -12,7 +12,6 @@
 //! Runs on SQLite + files and on PostgreSQL + S3.
 
 mod common;
-mod process;
 
 use std::path::Path;
 use std::time::Duration;
@@ -25,8 +24,8 @@ use toolreg_core::ToolFiles;
 use toolreg_server::blobs::BlobStore;
 use toolreg_server::db::{POSTGRES_MIGRATIONS, SQLITE_MIGRATIONS};
 
-use common::corpus_dir;
-use process::{eventually, run, Server, Services};
+use common::{corpus_dir, registry_with};
+use toolreg_test_support::{eventually, ServerProcess, Services};
 
 /// The first migration this test leaves for `toolreg-server migrate`.
 const SPLIT: &str = "20261124000000";
@@ -154,7 +153,7 @@ where
     }
 }
 
-fn get(client: &reqwest::blocking::Client, server: &Server, path: &str) -> Value {
+fn get(client: &reqwest::blocking::Client, server: &ServerProcess, path: &str) -> Value {
     let res = client.get(server.api(path)).send().expect("GET");
     assert_eq!(res.status().as_u16(), 200, "GET {path}");
     res.json().expect("JSON body")
@@ -188,14 +187,14 @@ fn check_migrated(
     versions: &[OldVersion],
     stored_summaries: &dyn Fn() -> i64,
 ) {
-    let out = run(data, env, &["migrate"]);
+    let out = registry_with(data, env).run(&["migrate"]);
     assert!(
         out.status.success(),
         "migrate: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(stored_summaries(), 0, "the migration stores no summaries");
-    let server = Server::start(data, env, &[]);
+    let server = registry_with(data, env).serve(&[]);
     eventually(
         Duration::from_secs(10),
         "the old tools' summaries are stored",
@@ -261,7 +260,7 @@ fn check_migrated(
         assert_eq!(hit["description"], m["description"]);
     }
     drop(server);
-    let verify = run(data, env, &["verify"]);
+    let verify = registry_with(data, env).run(&["verify"]);
     assert!(
         verify.status.success(),
         "verify after the migration: {}{}",
@@ -332,11 +331,7 @@ async fn postgres_registry_with_data_migrates() {
         let services = Services::postgres_and_s3()?;
         let versions = corpus_versions();
         let env = services.env();
-        let url = env
-            .iter()
-            .find(|(k, _)| k == "TOOLREG_DATABASE_URL")
-            .map(|(_, v)| v.clone())
-            .expect("database url");
+        let url = services.database_url().expect("database url");
         let mut conn = toolreg_server::db::connect_postgres(&url).expect("postgres");
         migrate_before_split(&mut conn, POSTGRES_MIGRATIONS);
         execute_all(&mut conn, &old_rows(&versions));
@@ -356,27 +351,12 @@ async fn postgres_registry_with_data_migrates() {
     let Some((services, env, versions)) = prepared else {
         return;
     };
-    let storage = env
-        .iter()
-        .find(|(k, _)| k == "TOOLREG_STORAGE")
-        .map(|(_, v)| v.clone())
-        .expect("storage");
-    let options = vec![
-        ("aws_endpoint".to_string(), process::s3_endpoint()),
-        ("aws_allow_http".to_string(), "true".to_string()),
-        ("aws_access_key_id".to_string(), "test".to_string()),
-        ("aws_secret_access_key".to_string(), "test".to_string()),
-        ("aws_region".to_string(), "us-east-1".to_string()),
-    ];
-    store_bundles(&storage, options, &versions).await;
+    let storage = services.storage_url().expect("storage");
+    store_bundles(&storage, services.s3_options(), &versions).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let data = dir.path().to_path_buf();
     actix_web::web::block(move || {
-        let url = env
-            .iter()
-            .find(|(k, _)| k == "TOOLREG_DATABASE_URL")
-            .map(|(_, v)| v.clone())
-            .expect("database url");
+        let url = services.database_url().expect("database url");
         let summaries =
             || count_summaries(&mut toolreg_server::db::connect_postgres(&url).expect("postgres"));
         check_migrated(&data, &env, &versions, &summaries);

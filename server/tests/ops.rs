@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -11,6 +12,8 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use common::{json, BundleBuilder, TestApp};
 use toolreg_core::Tier;
+use toolreg_test_support::both_backends;
+use toolreg_test_support::free_port;
 
 async fn healthz_checks_the_database_and_storage(app: TestApp) {
     app.caught_up().await;
@@ -99,6 +102,34 @@ async fn openapi_covers_every_route(app: TestApp) {
             "{method} {path} missing from the OpenAPI document"
         );
     }
+    // Every route the server's code declares is documented, and every
+    // documented operation is declared: a new route without OpenAPI fails here.
+    let declared = declared_routes();
+    assert!(
+        declared.len() >= routes.len(),
+        "the route scan found too little: {declared:?}"
+    );
+    for (method, path) in &declared {
+        assert!(
+            doc["paths"][path.as_str()][method.as_str()].is_object(),
+            "{method} {path} is routed but missing from the OpenAPI document"
+        );
+    }
+    let documented: BTreeSet<(String, String)> = doc["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .flat_map(|(path, item)| {
+            item.as_object()
+                .unwrap()
+                .keys()
+                .map(move |method| (method.clone(), path.clone()))
+        })
+        .collect();
+    assert_eq!(
+        documented, declared,
+        "the OpenAPI operations and the declared API routes differ"
+    );
     // Every documented operation is one the server really answers (no stale entries).
     for (path, item) in doc["paths"].as_object().unwrap() {
         for method in item.as_object().unwrap().keys() {
@@ -134,6 +165,80 @@ async fn openapi_covers_every_route(app: TestApp) {
         doc["paths"]["/api/v1/tools"]["post"]["security"][0]["bearer"],
         serde_json::json!([])
     );
+}
+
+/// The API routes the server's code declares, as (lowercase method, path):
+/// the actix route attributes of the handlers (`#[get("/api/v1/me")]`,
+/// `#[route(..., method = "GET")]`) and `.route(path, web::get()...)`
+/// registrations of paths under `/api`, read from every file under
+/// `server/src`. (The web index's HTML pages, registered with `.route`
+/// outside `/api`, are not part of the API.)
+fn declared_routes() -> BTreeSet<(String, String)> {
+    fn quoted(text: &str) -> Option<&str> {
+        let start = text.find('"')? + 1;
+        let len = text[start..].find('"')?;
+        Some(&text[start..start + len])
+    }
+    /// `{name:regex}` segments as OpenAPI writes them: `{name}`.
+    fn openapi_path(path: &str) -> String {
+        let mut out = String::new();
+        let mut in_regex = false;
+        for c in path.chars() {
+            match c {
+                ':' if out.rfind('{') > out.rfind('}') => in_regex = true,
+                '}' if in_regex => {
+                    in_regex = false;
+                    out.push('}');
+                }
+                _ if in_regex => {}
+                _ => out.push(c),
+            }
+        }
+        out
+    }
+    fn scan(dir: &std::path::Path, out: &mut BTreeSet<(String, String)>) {
+        for entry in std::fs::read_dir(dir).expect("read server/src") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                scan(&path, out);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("read a source file");
+            for line in text.lines().map(str::trim) {
+                assert!(
+                    !(line.contains("scope(\"/api") || line.contains("resource(\"/api")),
+                    "{}: API routes are declared one by one, with their full path, \
+                     for this test and the OpenAPI document: {line}",
+                    path.display()
+                );
+                for method in ["get", "post", "put", "delete", "patch", "head"] {
+                    if let Some(rest) = line.strip_prefix(&format!("#[{method}(")) {
+                        let route = quoted(rest).expect("a quoted route path");
+                        out.insert((method.to_string(), openapi_path(route)));
+                    }
+                    if line.contains(".route(") && line.contains(&format!("web::{method}()")) {
+                        let route = quoted(line).expect("a quoted route path");
+                        if route.starts_with("/api") {
+                            out.insert((method.to_string(), openapi_path(route)));
+                        }
+                    }
+                }
+                if let Some(rest) = line.strip_prefix("#[route(") {
+                    let route = quoted(rest).expect("a quoted route path");
+                    for part in rest.split("method").skip(1) {
+                        let method = quoted(part).expect("a quoted method");
+                        out.insert((method.to_ascii_lowercase(), openapi_path(route)));
+                    }
+                }
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    scan(&common::repo_root().join("server/src"), &mut out);
+    out
 }
 
 async fn admin_create_user_prints_a_working_token(app: TestApp) {
@@ -297,15 +402,6 @@ impl Drop for ChildGuard {
     }
 }
 
-/// A free loopback port.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// Wait until `/healthz` answers 200 on `port`.
 fn wait_healthy(port: u16, child: &mut Child) {
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -327,9 +423,9 @@ fn wait_healthy(port: u16, child: &mut Child) {
     panic!("toolreg-server did not become healthy");
 }
 
-fn sigterm(child: &Child) {
+fn sigterm(pid: u32) {
     let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args(["-TERM", &pid.to_string()])
         .status()
         .unwrap();
     assert!(status.success());
@@ -380,7 +476,7 @@ fn zero_config_serve_uses_sqlite_and_files_under_data() {
         cwd.path().join("data/objects").is_dir(),
         "blobs in ./data/objects"
     );
-    sigterm(child);
+    sigterm(child.id());
     let status = wait_exit(child, Duration::from_secs(10));
     assert!(status.success(), "{status}");
     let mut log = String::new();
@@ -410,33 +506,11 @@ fn bad_configuration_is_a_clear_error() {
 async fn sigterm_finishes_the_publish_in_flight(app: TestApp) {
     // Run the binary on this app's database and storage.
     let token = app.user("alice", Tier::Untrusted).await;
-    let port = free_port();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolreg-server"));
-    cmd.arg("serve")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .env("TOOLREG_LISTEN", format!("127.0.0.1:{port}"));
-    for (k, v) in &app.env {
-        cmd.env(k, v);
-    }
-    let mut guard = ChildGuard(cmd.spawn().unwrap());
-    let child = &mut guard.0;
-    let started = Instant::now();
-    loop {
-        let res = app
-            .client
-            .get(format!("http://127.0.0.1:{port}/healthz"))
-            .send()
-            .await;
-        if res.is_ok_and(|r| r.status() == 200) {
-            break;
-        }
-        if started.elapsed() > Duration::from_secs(20) || child.try_wait().unwrap().is_some() {
-            let _ = child.kill();
-            panic!("toolreg-server did not become healthy");
-        }
-        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
-    }
+    // Its health is polled with a blocking client: not on the test's executor.
+    let registry = app.registry().clone();
+    let mut server = actix_web::web::block(move || registry.serve(&[]))
+        .await
+        .expect("start toolreg-server");
 
     // Start a publish whose body arrives slowly, then send SIGTERM mid-upload.
     let bundle = BundleBuilder::http("slow", "1.0.0").pack();
@@ -452,15 +526,15 @@ async fn sigterm_finishes_the_publish_in_flight(app: TestApp) {
     use futures::StreamExt;
     let request = app
         .client
-        .post(format!("http://127.0.0.1:{port}/api/v1/tools"))
+        .post(server.api("/api/v1/tools"))
         .bearer_auth(&token)
         .body(reqwest::Body::wrap_stream(body))
         .send();
     let publish = actix_web::rt::spawn(request);
     actix_web::rt::time::sleep(Duration::from_millis(300)).await;
-    sigterm(child);
+    sigterm(server.id());
     actix_web::rt::time::sleep(Duration::from_millis(300)).await;
-    if let Some(status) = child.try_wait().unwrap() {
+    if let Some(status) = server.exited() {
         panic!("the server exited ({status}) before the publish in flight finished");
     }
     let _ = tx.send(());
@@ -471,7 +545,7 @@ async fn sigterm_finishes_the_publish_in_flight(app: TestApp) {
         "{}",
         res.text().await.unwrap_or_default()
     );
-    let status = wait_exit(child, Duration::from_secs(20));
+    let status = server.wait_exit(Duration::from_secs(20));
     assert!(status.success(), "{status}");
     let (status, _) = json(app.get("/api/v1/tools/slow/1.0.0").await).await;
     assert_eq!(
@@ -480,7 +554,7 @@ async fn sigterm_finishes_the_publish_in_flight(app: TestApp) {
     );
 }
 
-both_backends!(
+both_backends!(async TestApp::start =>
     healthz_checks_the_database_and_storage,
     metrics_count_requests_publishes_and_downloads,
     openapi_covers_every_route,

@@ -6,6 +6,7 @@ mod common;
 use common::{json, problem, BundleBuilder, TestApp};
 use serde_json::json;
 use toolreg_core::Tier;
+use toolreg_test_support::both_backends;
 
 async fn change(
     app: &TestApp,
@@ -168,7 +169,7 @@ async fn malformed_bodies_are_400(app: TestApp) {
     problem(app.get("/api/v1/tools/nope/owners").await, 404, "not-found").await;
 }
 
-both_backends!(
+both_backends!(async TestApp::start =>
     owners_add_and_remove_owners,
     the_last_owner_cannot_be_removed,
     unknown_login_is_404,

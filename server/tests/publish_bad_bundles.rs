@@ -1,4 +1,4 @@
-//! Bad input never gets in: every bundle limit of DESIGN §5 is answered
+//! Bad input never gets in: every bundle limit of the publish path is answered
 //! 400/413/422 with a body naming the rule or limit, and afterwards nothing
 //! is stored — no tool row, no version, no change, no blob in the store.
 
@@ -11,6 +11,7 @@ use flate2::write::GzEncoder;
 use flate2::Compression;
 use tar::{EntryType, Header};
 use toolreg_core::Tier;
+use toolreg_test_support::both_backends;
 
 /// One raw tar entry, written without the `tar` crate's path checks.
 struct Raw<'a> {
@@ -276,11 +277,10 @@ async fn invalid_definition(app: TestApp) {
 }
 
 async fn secret_in_definition(app: TestApp) {
-    let dir = common::repo_root().join("../shared/corpus/shinkai/twitter-post");
-    if !dir.is_dir() {
-        eprintln!("SKIPPED: the Shinkai corpus (../shared/corpus/shinkai) is not here");
+    let Some(corpus) = toolreg_test_support::corpus() else {
         return;
-    }
+    };
+    let dir = corpus.join("shinkai/twitter-post");
     let mut meta: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("metadata.json")).unwrap()).unwrap();
     meta["oauth"][0]["clientSecret"] = "s3cr3t-value".into();
@@ -298,7 +298,7 @@ async fn secret_in_definition(app: TestApp) {
     assert_nothing_stored(&app).await;
 }
 
-both_backends!(
+both_backends!(async TestApp::start =>
     control_the_raw_builder_makes_valid_bundles,
     path_traversal,
     absolute_path,

@@ -6,6 +6,7 @@ mod common;
 
 use common::{json, problem, BundleBuilder, TestApp};
 use toolreg_core::Tier;
+use toolreg_test_support::both_backends;
 
 async fn publish_then_metadata_shows_it(app: TestApp) {
     let token = app.user("alice", Tier::Untrusted).await;
@@ -186,8 +187,7 @@ async fn every_format_publishes(app: TestApp) {
         assert_eq!(body["format"], format, "{rel}");
         assert_eq!(body["execution"], kind, "{rel}");
     }
-    let prompt = common::repo_root().join("../shared/corpus/prompt/summarize-text");
-    if prompt.is_dir() {
+    if toolreg_test_support::corpus().is_some() {
         let body = app
             .publish_ok(
                 &token,
@@ -199,7 +199,7 @@ async fn every_format_publishes(app: TestApp) {
     }
 }
 
-both_backends!(
+both_backends!(async TestApp::start =>
     publish_then_metadata_shows_it,
     lookups_match_the_normalized_name,
     second_version_by_owner,

@@ -6,6 +6,7 @@ mod common;
 
 use common::{json, problem, BundleBuilder, TestApp};
 use toolreg_core::Tier;
+use toolreg_test_support::both_backends;
 
 async fn republishing_a_version_is_409(app: TestApp) {
     let token = app.user("alice", Tier::Untrusted).await;
@@ -175,7 +176,7 @@ async fn concurrent_distinct_publishes_all_succeed(app: TestApp) {
     assert_eq!(app.count("changes").await, 8);
 }
 
-both_backends!(
+both_backends!(async TestApp::start =>
     republishing_a_version_is_409,
     republishing_after_a_yank_is_409,
     build_metadata_does_not_make_a_new_version,

@@ -1,4 +1,4 @@
-//! Rate limits on publish and token creation (issue 8.4), through the real
+//! Rate limits on publish and token creation, through the real
 //! binary and its flags: past the limit the answer is `429` problem+json
 //! with `Retry-After` and nothing is stored; the window resets; the per-IP
 //! limit counts every token from one address; `--trust-proxy` decides
@@ -6,14 +6,13 @@
 //! database share the count; a malformed limit is refused at start.
 
 mod common;
-mod process;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use common::BundleBuilder;
-use process::{create_user, run, Server, Services};
+use common::{registry_with, BundleBuilder};
 use reqwest::blocking::{Client, Response};
 use serde_json::Value;
+use toolreg_test_support::{ServerProcess, Services};
 
 /// Sleep until just after the start of the next `window`-second window, so a
 /// short burst of requests lands in one fixed window.
@@ -69,8 +68,8 @@ fn bundle(name: &str, version: &str) -> Vec<u8> {
 fn publishes_past_the_token_limit_are_429_with_retry_after_and_the_window_resets() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let data = tmp.path().join("data");
-    let token = create_user(&data, &[], "alice", "verified", false);
-    let server = Server::start(&data, &[], &["--rate-limit-publish", "2/4s"]);
+    let token = registry_with(&data, &[]).create_user("alice", "verified", false);
+    let server = registry_with(&data, &[]).serve(&["--rate-limit-publish", "2/4s"]);
     let client = Client::new();
 
     align_to_window(4);
@@ -122,15 +121,15 @@ fn publishes_past_the_token_limit_are_429_with_retry_after_and_the_window_resets
 fn the_ip_limit_counts_every_token_from_one_address() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let data = tmp.path().join("data");
-    let alice = create_user(&data, &[], "alice", "verified", false);
-    let bob = create_user(&data, &[], "bob", "verified", false);
-    let carol = create_user(&data, &[], "carol", "verified", false);
-    let plain = Server::start(&data, &[], &["--rate-limit-publish", "2/10s"]);
+    let alice = registry_with(&data, &[]).create_user("alice", "verified", false);
+    let bob = registry_with(&data, &[]).create_user("bob", "verified", false);
+    let carol = registry_with(&data, &[]).create_user("carol", "verified", false);
+    let plain = registry_with(&data, &[]).serve(&["--rate-limit-publish", "2/10s"]);
     let client = Client::new();
 
     align_to_window(10);
     // X-Forwarded-For is not believed without --trust-proxy: it cannot dodge the IP limit.
-    let forwarded = |server: &Server, token: &str, name: &str, ip: &str| {
+    let forwarded = |server: &ServerProcess, token: &str, name: &str, ip: &str| {
         client
             .post(server.api("/api/v1/tools"))
             .bearer_auth(token)
@@ -155,13 +154,10 @@ fn the_ip_limit_counts_every_token_from_one_address() {
     drop(plain);
 
     // Behind a trusted proxy, each forwarded client address has its own count.
-    let dave = create_user(&data, &[], "dave", "verified", false);
-    let erin = create_user(&data, &[], "erin", "verified", false);
-    let proxied = Server::start(
-        &data,
-        &[],
-        &["--rate-limit-publish", "2/10s", "--trust-proxy"],
-    );
+    let dave = registry_with(&data, &[]).create_user("dave", "verified", false);
+    let erin = registry_with(&data, &[]).create_user("erin", "verified", false);
+    let proxied =
+        registry_with(&data, &[]).serve(&["--rate-limit-publish", "2/10s", "--trust-proxy"]);
     align_to_window(10);
     assert_eq!(
         forwarded(&proxied, &alice, "proxy-one", "10.0.1.1").status(),
@@ -191,12 +187,13 @@ fn the_ip_limit_counts_every_token_from_one_address() {
 fn token_creation_is_limited() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let data = tmp.path().join("data");
-    let token = create_user(&data, &[], "alice", "verified", false);
-    let server = Server::start(
-        &data,
-        &[],
-        &["--rate-limit-tokens", "2/10s", "--rate-limit-publish", "0"],
-    );
+    let token = registry_with(&data, &[]).create_user("alice", "verified", false);
+    let server = registry_with(&data, &[]).serve(&[
+        "--rate-limit-tokens",
+        "2/10s",
+        "--rate-limit-publish",
+        "0",
+    ]);
     let client = Client::new();
     let create = |name: &str| {
         client
@@ -250,11 +247,8 @@ fn token_creation_is_limited() {
 #[test]
 fn a_malformed_limit_is_refused_at_start_with_the_syntax() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let out = run(
-        tmp.path(),
-        &[],
-        &["serve", "--rate-limit-publish", "60/fortnight"],
-    );
+    let out =
+        registry_with(tmp.path(), &[]).run(&["serve", "--rate-limit-publish", "60/fortnight"]);
     assert_eq!(out.status.code(), Some(2), "a bad flag is a usage error");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -262,10 +256,11 @@ fn a_malformed_limit_is_refused_at_start_with_the_syntax() {
         "{stderr}"
     );
 
-    let out = process::command(
+    let out = registry_with(
         tmp.path(),
         &[("TOOLREG_RATE_LIMIT_TOKENS".into(), "lots".into())],
     )
+    .command()
     .arg("serve")
     .output()
     .expect("run");
@@ -280,17 +275,9 @@ fn two_replicas_on_one_database_share_the_count() {
     };
     let env = services.env();
     let tmp = tempfile::tempdir().expect("tempdir");
-    let token = create_user(&tmp.path().join("a"), &env, "alice", "verified", false);
-    let a = Server::start(
-        &tmp.path().join("a"),
-        &env,
-        &["--rate-limit-publish", "3/10s"],
-    );
-    let b = Server::start(
-        &tmp.path().join("b"),
-        &env,
-        &["--rate-limit-publish", "3/10s"],
-    );
+    let token = registry_with(&tmp.path().join("a"), &env).create_user("alice", "verified", false);
+    let a = registry_with(&tmp.path().join("a"), &env).serve(&["--rate-limit-publish", "3/10s"]);
+    let b = registry_with(&tmp.path().join("b"), &env).serve(&["--rate-limit-publish", "3/10s"]);
     let client = Client::new();
 
     align_to_window(10);

@@ -11,6 +11,7 @@ use common::{json, BundleBuilder, TestApp};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use toolreg_core::Tier;
+use toolreg_test_support::both_backends;
 
 async fn get_json(app: &TestApp, path: &str) -> Value {
     let (status, body) = json(app.get(path).await).await;
@@ -172,7 +173,7 @@ async fn bundle_bytes_are_kept_only_when_they_match_their_digest(app: TestApp) {
     assert_eq!(res.status(), 200, "by digest, from the cache too");
 }
 
-both_backends!(
+both_backends!(async TestApp::start =>
     answers_follow_every_change_on_this_server,
     bundle_bytes_are_kept_only_when_they_match_their_digest
 );

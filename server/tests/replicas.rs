@@ -1,4 +1,4 @@
-//! Replicas agree without talking to each other (issue 8.2): two real
+//! Replicas agree without talking to each other: two real
 //! `toolreg-server` processes on one PostgreSQL database and one S3 bucket.
 //! A publish on A is fetched, downloaded and found by search on B; a yank on
 //! B makes resolve on A skip the version and A's (cached) tool and version
@@ -9,15 +9,14 @@
 //! are unreachable, failed when `CI` is set.
 
 mod common;
-mod process;
 
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
-use common::BundleBuilder;
-use process::{create_user, eventually, run, sha256_hex, Server, Services};
+use common::{registry_with, BundleBuilder};
 use reqwest::blocking::Client;
 use serde_json::Value;
+use toolreg_test_support::{eventually, Services};
 
 fn get_json(client: &Client, url: String) -> (u16, Value) {
     let res = client.get(&url).send().expect("GET");
@@ -33,18 +32,18 @@ fn two_replicas_on_one_database_and_bucket_agree() {
     let env = services.env();
     let tmp = tempfile::tempdir().expect("tempdir");
     let (data_a, data_b) = (tmp.path().join("a"), tmp.path().join("b"));
-    let alice = create_user(&data_a, &env, "alice", "verified", false);
-    let bob = create_user(&data_a, &env, "bob", "trusted", false);
-    let admin = create_user(&data_a, &env, "root", "trusted", true);
-    let a = Server::start(&data_a, &env, &[]);
-    let b = Server::start(&data_b, &env, &[]);
+    let alice = registry_with(&data_a, &env).create_user("alice", "verified", false);
+    let bob = registry_with(&data_a, &env).create_user("bob", "trusted", false);
+    let admin = registry_with(&data_a, &env).create_user("root", "trusted", true);
+    let a = registry_with(&data_a, &env).serve(&[]);
+    let b = registry_with(&data_b, &env).serve(&[]);
     let client = Client::new();
 
     // Publish on A → metadata, download and search on B.
     let bundle = BundleBuilder::http("replicated-tool", "1.0.0").pack();
     let res = a.publish(&client, &alice, bundle.clone());
     assert_eq!(res.status(), 201, "{}", res.text().unwrap_or_default());
-    let sha = sha256_hex(&bundle);
+    let sha = toolreg_core::digest::sha256_hex(&bundle);
     let (status, version) = get_json(&client, b.api("/api/v1/tools/replicated-tool/1.0.0"));
     assert_eq!(
         status, 200,
@@ -57,7 +56,7 @@ fn two_replicas_on_one_database_and_bucket_agree() {
         .expect("download on B");
     assert_eq!(res.status(), 200);
     assert_eq!(
-        sha256_hex(&res.bytes().expect("bytes")),
+        toolreg_core::digest::sha256_hex(&res.bytes().expect("bytes")),
         sha,
         "B downloads A's bundle from the shared bucket"
     );
@@ -194,7 +193,7 @@ fn two_replicas_on_one_database_and_bucket_agree() {
         assert_eq!(versions.len(), 1, "round {round}: one version: {tool}");
         assert_eq!(
             versions[0]["sha256"],
-            sha256_hex(winner).as_str(),
+            toolreg_core::digest::sha256_hex(winner).as_str(),
             "round {round}: the winner's digest"
         );
         for replica in [&a, &b] {
@@ -215,7 +214,7 @@ fn two_replicas_on_one_database_and_bucket_agree() {
 
     // Nothing corrupt: every version's blob is present and matches its digest.
     drop((a, b));
-    let out = run(&data_a, &env, &["verify"]);
+    let out = registry_with(&data_a, &env).run(&["verify"]);
     assert!(
         out.status.success(),
         "verify after the replica tests:\n{}{}",

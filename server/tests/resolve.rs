@@ -6,6 +6,7 @@ mod common;
 
 use common::{json, problem, BundleBuilder, TestApp};
 use toolreg_core::Tier;
+use toolreg_test_support::both_backends;
 
 async fn publish_versions(app: &TestApp, versions: &[&str]) -> String {
     let token = app.user("alice", Tier::Untrusted).await;
@@ -142,7 +143,7 @@ async fn bad_requirement_is_400(app: TestApp) {
     assert!(body["detail"].as_str().unwrap().contains("req"), "{body:#}");
 }
 
-both_backends!(
+both_backends!(async TestApp::start =>
     resolves_the_highest_match,
     skips_yanked_versions,
     skips_blocked_versions,

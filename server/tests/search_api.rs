@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{json, problem, Backend, BundleBuilder, TestApp};
@@ -13,21 +12,7 @@ use serde_json::Value;
 use toolreg_core::Tier;
 use toolreg_search::{SearchIndex, SearchParams};
 use toolreg_server::search::StoreSource;
-
-/// Starts the app with its search index in `<data>/index`.
-async fn start(backend: Backend) -> Option<TestApp> {
-    let app = TestApp::start(backend).await?;
-    start_search(&app);
-    Some(app)
-}
-
-fn start_search(app: &TestApp) {
-    let source = Arc::new(StoreSource::new(app.state.db.clone()));
-    app.state
-        .search
-        .start(&app.data_dir().join("index"), source)
-        .expect("start search");
-}
+use toolreg_test_support::both_backends;
 
 /// A Matimo `http` tool with its own description, keywords and license.
 fn tool(name: &str, version: &str, description: &str, keywords: &[&str], license: &str) -> Vec<u8> {
@@ -454,14 +439,14 @@ async fn rebuild(app: TestApp) {
     let dir = app.data_dir().join("index");
     app.state.search.stop();
     std::fs::write(dir.join("meta.json"), b"{ this is not an index").expect("corrupt meta.json");
-    start_search(&app);
+    app.start_search();
     eventually(&app, "", Duration::from_secs(5), |b| b["total"] == 5).await;
     assert_eq!(probe_all(&app).await, before);
 
     // So is a deleted one.
     app.state.search.stop();
     std::fs::remove_dir_all(&dir).expect("delete the index");
-    start_search(&app);
+    app.start_search();
     eventually(&app, "", Duration::from_secs(5), |b| b["total"] == 5).await;
     assert_eq!(probe_all(&app).await, before);
 
@@ -470,7 +455,7 @@ async fn rebuild(app: TestApp) {
     let index = SearchIndex::open(&dir).expect("reopen");
     assert!(!index.needs_rebuild(), "{:?}", index.state());
     drop(index);
-    start_search(&app);
+    app.start_search();
     assert_eq!(probe_all(&app).await, before);
 }
 
@@ -522,26 +507,7 @@ async fn search_before_the_index_starts_is_a_problem_answer() {
     let _ = SearchParams::default();
 }
 
-macro_rules! search_tests {
-    ($($name:ident),* $(,)?) => {$(
-        mod $name {
-            #[actix_web::test]
-            async fn sqlite() {
-                if let Some(app) = super::start(super::Backend::Sqlite).await {
-                    super::$name(app).await;
-                }
-            }
-            #[actix_web::test]
-            async fn postgres() {
-                if let Some(app) = super::start(super::Backend::Postgres).await {
-                    super::$name(app).await;
-                }
-            }
-        }
-    )*};
-}
-
-search_tests!(
+both_backends!(async TestApp::with_search =>
     query_features,
     bad_parameters,
     fresh_after_publish_yank_and_block,

@@ -5,119 +5,13 @@
 
 mod common;
 
-use std::net::TcpListener;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::BundleBuilder;
-use diesel::prelude::*;
+use common::{registry_with, BundleBuilder};
 use serde_json::Value;
+use toolreg_test_support::{ServerProcess, Services};
 
-const PG_ADMIN_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
-const BIN: &str = env!("CARGO_BIN_EXE_toolreg-server");
-
-/// A database of our own, dropped at the end.
-struct TestDb {
-    name: String,
-}
-
-impl TestDb {
-    fn create() -> Option<TestDb> {
-        let mut conn = match toolreg_server::db::connect_postgres(PG_ADMIN_URL) {
-            Ok(c) => c,
-            Err(e) => {
-                if std::env::var_os("CI").is_some() {
-                    panic!("PostgreSQL is required in CI: {e}");
-                }
-                eprintln!("SKIPPED: PostgreSQL unreachable at {PG_ADMIN_URL}: {e}");
-                return None;
-            }
-        };
-        let name = format!("toolreg_replicas_{}", std::process::id());
-        let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-            .execute(&mut conn);
-        diesel::sql_query(format!("CREATE DATABASE {name}"))
-            .execute(&mut conn)
-            .expect("create database");
-        Some(TestDb { name })
-    }
-
-    fn url(&self) -> String {
-        format!("postgres://postgres@127.0.0.1:5432/{}", self.name)
-    }
-}
-
-impl Drop for TestDb {
-    fn drop(&mut self) {
-        if let Ok(mut conn) = toolreg_server::db::connect_postgres(PG_ADMIN_URL) {
-            let _ = diesel::sql_query(format!(
-                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
-                self.name
-            ))
-            .execute(&mut conn);
-        }
-    }
-}
-
-/// A running server process, killed when dropped.
-struct Replica {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Replica {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("free port")
-}
-
-fn command(data: &Path, db: &TestDb, storage: &Path) -> Command {
-    let mut cmd = Command::new(BIN);
-    cmd.env("TOOLREG_DATA_DIR", data)
-        .env("TOOLREG_DATABASE_URL", db.url())
-        .env("TOOLREG_STORAGE", format!("file://{}", storage.display()))
-        .env("RUST_LOG", "warn");
-    cmd
-}
-
-async fn start_replica(data: &Path, db: &TestDb, storage: &Path) -> Replica {
-    let port = free_port();
-    let child = command(data, db, storage)
-        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("start toolreg-server");
-    let replica = Replica {
-        child,
-        url: format!("http://127.0.0.1:{port}"),
-    };
-    let client = reqwest::Client::new();
-    let start = Instant::now();
-    loop {
-        if let Ok(res) = client.get(format!("{}/healthz", replica.url)).send().await {
-            if res.status().is_success() {
-                break;
-            }
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "replica on port {port} did not start"
-        );
-        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
-    }
-    replica
-}
-
-async fn search(client: &reqwest::Client, replica: &Replica, q: &str) -> Value {
+async fn search(client: &reqwest::Client, replica: &ServerProcess, q: &str) -> Value {
     let res = client
         .get(format!("{}/api/v1/search?q={q}", replica.url))
         .send()
@@ -130,7 +24,7 @@ async fn search(client: &reqwest::Client, replica: &Replica, q: &str) -> Value {
 /// Polls replica `r` until `ok` holds; panics after `within`; returns the time taken.
 async fn eventually(
     client: &reqwest::Client,
-    r: &Replica,
+    r: &ServerProcess,
     q: &str,
     within: Duration,
     ok: impl Fn(&Value) -> bool,
@@ -152,24 +46,30 @@ async fn eventually(
 
 #[actix_web::test]
 async fn a_publish_on_one_replica_is_searchable_on_the_other() {
-    let Some(db) = TestDb::create() else { return };
     let tmp = tempfile::tempdir().expect("tempdir");
     let storage = tmp.path().join("objects");
     let (data_a, data_b) = (tmp.path().join("a"), tmp.path().join("b"));
 
-    let out = command(&data_a, &db, &storage)
-        .args(["admin", "create-user", "alice", "--tier", "verified"])
-        .output()
-        .expect("create-user");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let token = String::from_utf8_lossy(&out.stdout).trim().to_string();
-
-    let a = start_replica(&data_a, &db, &storage).await;
-    let b = start_replica(&data_b, &db, &storage).await;
+    // The services are made and the processes started with blocking clients:
+    // not on the test's executor.
+    let (dir_a, dir_b) = (data_a.clone(), data_b.clone());
+    let started = actix_web::web::block(move || {
+        let services = Services::postgres_only()?;
+        let mut env = services.env();
+        env.push((
+            "TOOLREG_STORAGE".into(),
+            format!("file://{}", storage.display()),
+        ));
+        let token = registry_with(&dir_a, &env).create_user("alice", "verified", false);
+        let a = registry_with(&dir_a, &env).serve(&[]);
+        let b = registry_with(&dir_b, &env).serve(&[]);
+        Some((services, token, a, b))
+    })
+    .await
+    .expect("start the replicas");
+    let Some((services, token, a, b)) = started else {
+        return;
+    };
     let client = reqwest::Client::new();
 
     let bundle = BundleBuilder::http("replica-probe", "1.0.0").pack();
@@ -214,4 +114,5 @@ async fn a_publish_on_one_replica_is_searchable_on_the_other() {
     assert!(data_a.join("index/meta.json").is_file());
     assert!(data_b.join("index/meta.json").is_file());
     drop((a, b));
+    drop(services);
 }

@@ -10,17 +10,13 @@
 
 mod common;
 
-use std::process::Command;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{json, problem, BundleBuilder, TestApp};
-use diesel::connection::SimpleConnection;
+use common::{json, problem, BundleBuilder, FailingInsert, TestApp};
 use diesel::prelude::*;
 use serde_json::{json, Value};
 use toolreg_core::Tier;
-use toolreg_server::db::DbConnection;
-use toolreg_server::search::StoreSource;
+use toolreg_test_support::both_backends;
 
 /// A Matimo `command` tool.
 fn command_tool(name: &str, version: &str) -> Vec<u8> {
@@ -264,13 +260,8 @@ async fn server_binary(
     args: &[&str],
     extra: &[(&str, &str)],
 ) -> (i32, String, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolreg-server"));
-    cmd.args(args)
-        .env("RUST_LOG", "warn")
-        .env_remove("TOOLREG_POLICY");
-    for (k, v) in &app.env {
-        cmd.env(k, v);
-    }
+    let mut cmd = app.registry().command();
+    cmd.args(args);
     for (k, v) in extra {
         cmd.env(k, v);
     }
@@ -404,11 +395,7 @@ async fn only_admins_change_tiers(app: TestApp) {
 }
 
 async fn demotion_blocks_and_promotion_unblocks(app: TestApp) {
-    let source = Arc::new(StoreSource::new(app.state.db.clone()));
-    app.state
-        .search
-        .start(&app.data_dir().join("index"), source)
-        .expect("start search");
+    app.start_search();
     let admin = app.user_with("root", Tier::Trusted, true).await;
     let admin_token_id = token_id(&app, &admin).await;
     let bob = app.user("bob", Tier::Trusted).await;
@@ -824,49 +811,6 @@ async fn agent_versions_stay_untrusted(app: TestApp) {
     assert_open(&app, "agent-http", "1.0.0").await;
 }
 
-/// Run SQL that installs a trigger failing one kind of insert.
-async fn install_failure(
-    app: &TestApp,
-    table: &'static str,
-    column: &'static str,
-    value: &'static str,
-) {
-    app.state
-        .db
-        .write(move |conn| {
-            match conn {
-                DbConnection::Sqlite(c) => c.batch_execute(&format!(
-                    "CREATE TRIGGER injected_failure BEFORE INSERT ON {table} WHEN NEW.{column} = '{value}' \
-                     BEGIN SELECT RAISE(ABORT, 'injected failure'); END;"
-                ))?,
-                DbConnection::Postgresql(c) => c.batch_execute(&format!(
-                    "CREATE FUNCTION injected_failure() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$ LANGUAGE plpgsql; \
-                     CREATE TRIGGER injected_failure BEFORE INSERT ON {table} FOR EACH ROW WHEN (NEW.{column} = '{value}') \
-                     EXECUTE FUNCTION injected_failure();"
-                ))?,
-            }
-            Ok(())
-        })
-        .await
-        .expect("install the trigger");
-}
-
-async fn remove_failure(app: &TestApp, table: &'static str) {
-    app.state
-        .db
-        .write(move |conn| {
-            match conn {
-                DbConnection::Sqlite(c) => c.batch_execute("DROP TRIGGER injected_failure;")?,
-                DbConnection::Postgresql(c) => c.batch_execute(&format!(
-                    "DROP TRIGGER injected_failure ON {table}; DROP FUNCTION injected_failure();"
-                ))?,
-            }
-            Ok(())
-        })
-        .await
-        .expect("remove the trigger");
-}
-
 /// The tier, the blocks, their change-log rows and their audit entries
 /// commit together or not at all: failing the last write of any of them
 /// leaves every one unchanged.
@@ -884,10 +828,11 @@ async fn a_tier_change_is_one_transaction(app: TestApp) {
         ("audit_log", "action", "tier_change"),
     ] {
         let (audit, changes) = (app.count("audit_log").await, app.count("changes").await);
-        install_failure(&app, table, column, value).await;
+        let failing = FailingInsert::new(table, column, value);
+        app.fail_inserts(failing).await;
         let res = put_tier(&app, Some(&admin), "bob", r#"{"tier": "untrusted"}"#).await;
         problem(res, 500, "internal").await;
-        remove_failure(&app, table).await;
+        app.stop_failing(failing).await;
         assert_eq!(
             tier_of(&app, &bob).await,
             "trusted",
@@ -907,14 +852,15 @@ async fn a_tier_change_is_one_transaction(app: TestApp) {
     );
 
     // And back: a failing unblock leaves both blocked and bob untrusted.
-    install_failure(&app, "changes", "kind", "unblock").await;
+    let failing = FailingInsert::new("changes", "kind", "unblock");
+    app.fail_inserts(failing).await;
     problem(
         put_tier(&app, Some(&admin), "bob", r#"{"tier": "trusted"}"#).await,
         500,
         "internal",
     )
     .await;
-    remove_failure(&app, "changes").await;
+    app.stop_failing(failing).await;
     assert_eq!(tier_of(&app, &bob).await, "untrusted");
     assert_blocked(&app, "fn-tool", "1.0.0", &["`function`"]).await;
 }
@@ -957,7 +903,7 @@ async fn a_publish_racing_a_demotion_is_blocked_or_refused(app: TestApp) {
     eprintln!("publish outcomes while racing demotions: {outcomes:?}");
 }
 
-both_backends!(
+both_backends!(async TestApp::start =>
     only_admins_change_tiers,
     demotion_blocks_and_promotion_unblocks,
     http_and_subcommand_agree,

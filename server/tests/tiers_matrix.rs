@@ -1,5 +1,5 @@
 //! Every cell of tiers × execution kinds × formats through the real HTTP API
-//! (DESIGN §3): a publisher of each tier — and an agent token of a trusted
+//! under the tier policy: a publisher of each tier — and an agent token of a trusted
 //! user, which always publishes as `untrusted` — publishes one bundle of
 //! every format and kind. The default policy decides 201 or 403; a refusal
 //! is problem+json naming the kind, the tier it needs and the publisher's
@@ -12,9 +12,10 @@
 
 mod common;
 
-use common::{json, problem, BundleBuilder, TestApp};
+use common::{json, problem, Backend, BundleBuilder, TestApp};
 use serde_json::{json, Value};
 use toolreg_core::{Policy, Tier};
+use toolreg_test_support::both_backends;
 
 /// Who publishes: a user of a tier, or an agent token of a trusted user.
 #[derive(Debug, Clone, Copy)]
@@ -34,7 +35,7 @@ impl Publisher {
     }
 }
 
-/// DESIGN §3's default policy, written out: the lowest tier allowed per kind.
+/// The default tier policy, written out: the lowest tier allowed per kind.
 fn required(kind: &str) -> &'static str {
     match kind {
         "function" | "script" => "trusted",
@@ -319,17 +320,18 @@ async fn agent_token_of_a_trusted_user(app: TestApp) {
     every_cell(app, Publisher::AgentOfTrusted).await
 }
 
-both_backends!(untrusted, verified, trusted, agent_token_of_a_trusted_user);
+both_backends!(async TestApp::start => untrusted, verified, trusted, agent_token_of_a_trusted_user);
 
 /// The policy is configuration: with `http=verified,function=verified` an
 /// untrusted user can't publish http and a verified one can publish functions.
-async fn configured_policy(backend: common::Backend) {
+async fn with_configured_policy(backend: Backend) -> Option<TestApp> {
     let policy = Policy::default()
         .with_overrides("http=verified,function=verified")
         .expect("policy");
-    let Some(app) = TestApp::start_with(backend, policy).await else {
-        return;
-    };
+    TestApp::builder(backend).with_policy(policy).start().await
+}
+
+async fn configured_policy(app: TestApp) {
     let nobody = app.user("nobody", Tier::Untrusted).await;
     let body = problem(
         app.publish(&nobody, BundleBuilder::http("an-http-tool", "1.0.0").pack())
@@ -364,12 +366,4 @@ async fn configured_policy(backend: common::Backend) {
     assert_eq!(body["required_tier"], "trusted");
 }
 
-#[actix_web::test]
-async fn configured_policy_sqlite() {
-    configured_policy(common::Backend::Sqlite).await
-}
-
-#[actix_web::test]
-async fn configured_policy_postgres() {
-    configured_policy(common::Backend::Postgres).await
-}
+both_backends!(async with_configured_policy => configured_policy);

@@ -6,6 +6,7 @@ mod common;
 use common::{json, problem, BundleBuilder, TestApp};
 use serde_json::{json, Value};
 use toolreg_core::Tier;
+use toolreg_test_support::both_backends;
 
 async fn create(app: &TestApp, token: &str, body: Value) -> reqwest::Response {
     app.client
@@ -324,7 +325,7 @@ async fn agent_tokens_publish_as_untrusted(app: TestApp) {
     );
 }
 
-both_backends!(
+both_backends!(async TestApp::start =>
     created_token_is_shown_once_and_stored_hashed,
     scopes_limit_what_a_token_does,
     unknown_scopes_and_bad_bodies_are_400,

@@ -18,6 +18,7 @@ use toolreg_core::Tier;
 use toolreg_server::schema::{tool_summaries, tools};
 
 use common::{BundleBuilder, TestApp};
+use toolreg_test_support::both_backends;
 
 /// The stored body of `normalized_name`, from the database.
 async fn stored(app: &TestApp, normalized_name: &str) -> Option<String> {
@@ -250,7 +251,7 @@ async fn a_tool_without_a_stored_summary_is_built_from_its_rows_and_filled(app: 
     assert_eq!(stored(&app, "calc").await.as_deref(), Some(&*calc));
 }
 
-both_backends!(
+both_backends!(async TestApp::start =>
     every_write_stores_the_summary_it_changes,
     a_tool_without_a_stored_summary_is_built_from_its_rows_and_filled
 );

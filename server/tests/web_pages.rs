@@ -6,26 +6,14 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{Backend, BundleBuilder, TestApp};
+use common::{BundleBuilder, TestApp};
 use toolreg_core::Tier;
-use toolreg_server::search::StoreSource;
+use toolreg_test_support::both_backends;
 
 const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
 object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-
-/// The app with its search index running.
-async fn start(backend: Backend) -> Option<TestApp> {
-    let app = TestApp::start(backend).await?;
-    let source = Arc::new(StoreSource::new(app.state.db.clone()));
-    app.state
-        .search
-        .start(&app.data_dir().join("index"), source)
-        .expect("start search");
-    Some(app)
-}
 
 struct Page {
     status: u16,
@@ -398,26 +386,7 @@ fn find_url(text: &str, prefix: &str, suffix: &str) -> Option<String> {
     })
 }
 
-macro_rules! web_tests {
-    ($($name:ident),* $(,)?) => {$(
-        mod $name {
-            #[actix_web::test]
-            async fn sqlite() {
-                if let Some(app) = super::start(super::Backend::Sqlite).await {
-                    super::$name(app).await;
-                }
-            }
-            #[actix_web::test]
-            async fn postgres() {
-                if let Some(app) = super::start(super::Backend::Postgres).await {
-                    super::$name(app).await;
-                }
-            }
-        }
-    )*};
-}
-
-web_tests!(
+both_backends!(async TestApp::with_search =>
     home_and_tool_pages,
     unknown_pages_are_html_404s,
     bad_search_parameters_are_400_pages,

@@ -5,6 +5,7 @@ mod common;
 
 use common::{json, problem, BundleBuilder, TestApp};
 use toolreg_core::Tier;
+use toolreg_test_support::both_backends;
 
 async fn yank(app: &TestApp, token: &str, version: &str) -> reqwest::Response {
     app.client
@@ -101,7 +102,7 @@ async fn unknown_version_is_404(app: TestApp) {
     problem(yank(&app, &token, "2.0.0").await, 404, "not-found").await;
 }
 
-both_backends!(
+both_backends!(async TestApp::start =>
     owner_yanks_and_unyanks,
     yanking_twice_changes_nothing,
     only_owners_yank,

@@ -1,5 +1,6 @@
 //! Support for the end-to-end tests: find (and first build) the real
-//! `toolreg` and `toolreg-server` binaries, start a server on a free
+//! `toolreg` and `toolreg-server` binaries, start a server (through
+//! `toolreg-test-support`, on either backend) on a free
 //! loopback port with its own data directory, create users, and run the CLI
 //! as a process with a private config dir and `$HOME`.
 //!
@@ -10,9 +11,12 @@
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+
+pub use toolreg_test_support::{
+    both_backends, free_port, Backend, Registry, ServerProcess, Services,
+};
 
 /// The workspace root (`tests/..`).
 pub fn workspace_root() -> PathBuf {
@@ -77,10 +81,11 @@ pub fn bin(name: &str) -> PathBuf {
     bin_dir().join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
 }
 
-/// The shared corpus of real tool definitions (`../shared/corpus`), if present.
+/// The shared corpus of real tool definitions (`../shared/corpus`), or
+/// `None` when it is missing and not required
+/// (`toolreg_test_support::unavailable`).
 pub fn shared_corpus() -> Option<PathBuf> {
-    let p = workspace_root().join("../shared/corpus");
-    p.is_dir().then_some(p)
+    toolreg_test_support::corpus()
 }
 
 /// A corpus tool directory (`matimo/hubspot-get-contact`): from the shared
@@ -114,17 +119,9 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// A free loopback port (bound, read and released).
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// Environment variables of the server and CLI that must not leak in from
-/// the developer's shell.
+/// the developer's shell into the CLI (a server process gets none of the
+/// caller's `TOOLREG_*` settings, see [`Registry::command`]).
 const SCRUBBED: &[&str] = &[
     "TOOLREG_REGISTRY",
     "TOOLREG_TOKEN",
@@ -140,110 +137,20 @@ const SCRUBBED: &[&str] = &[
     "TOOLREG_TRUST_PROXY",
 ];
 
-/// Where a test server keeps its data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Backend {
-    /// The embedded defaults: SQLite and local files under `--data`.
-    Sqlite,
-    /// A fresh PostgreSQL database and S3 bucket (from `TOOLREG_TEST_DATABASE_URL`
-    /// and `TOOLREG_TEST_S3_ENDPOINT`, which `scripts/test` sets).
-    PostgresS3,
-}
-
-/// The store options (`--data`, `--database-url`, `--storage`) and the
-/// environment (AWS_*) shared by `serve` and the admin subcommands.
-struct Store {
-    args: Vec<std::ffi::OsString>,
-    env: Vec<(String, String)>,
-    /// (admin URL, database name) to drop afterwards.
-    postgres: Option<(String, String)>,
-}
-
-fn store_for(backend: Backend, data: &Path) -> Result<Store, String> {
-    let mut args: Vec<std::ffi::OsString> = vec!["--data".into(), data.join("registry").into()];
-    if backend == Backend::Sqlite {
-        return Ok(Store {
-            args,
-            env: Vec::new(),
-            postgres: None,
-        });
-    }
-    let admin_url = std::env::var("TOOLREG_TEST_DATABASE_URL")
-        .map_err(|_| "TOOLREG_TEST_DATABASE_URL is not set".to_string())?;
-    let endpoint = std::env::var("TOOLREG_TEST_S3_ENDPOINT")
-        .map_err(|_| "TOOLREG_TEST_S3_ENDPOINT is not set".to_string())?;
-    let suffix = format!(
-        "{}_{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-            % 1_000_000_000
-    );
-    let db_name = format!("toolreg_e2e_{suffix}");
-    let out = Command::new("psql")
-        .arg(&admin_url)
-        .args([
-            "-v",
-            "ON_ERROR_STOP=1",
-            "-q",
-            "-c",
-            &format!("CREATE DATABASE {db_name}"),
-        ])
-        .output()
-        .map_err(|e| format!("psql: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "CREATE DATABASE {db_name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let base = admin_url
-        .rsplit_once('/')
-        .map(|(b, _)| b)
-        .unwrap_or(&admin_url);
-    let bucket = format!("toolreg-e2e-{}", suffix.replace('_', "-"));
-    let created = reqwest::blocking::Client::builder()
-        .no_proxy()
-        .build()
-        .unwrap()
-        .put(format!("{endpoint}/{bucket}"))
-        .send()
-        .map_err(|e| format!("S3 at {endpoint}: {e}"))?;
-    if !created.status().is_success() {
-        return Err(format!(
-            "S3 at {endpoint}: creating bucket {bucket} answered {}",
-            created.status()
-        ));
-    }
-    args.push("--database-url".into());
-    args.push(format!("{base}/{db_name}").into());
-    args.push("--storage".into());
-    args.push(format!("s3://{bucket}/registry").into());
-    let env = vec![
-        ("AWS_ENDPOINT_URL".to_string(), endpoint),
-        ("AWS_ALLOW_HTTP".to_string(), "true".to_string()),
-        ("AWS_ACCESS_KEY_ID".to_string(), "test".to_string()),
-        ("AWS_SECRET_ACCESS_KEY".to_string(), "test".to_string()),
-        ("AWS_REGION".to_string(), "us-east-1".to_string()),
-    ];
-    Ok(Store {
-        args,
-        env,
-        postgres: Some((admin_url, db_name)),
-    })
+/// The real `toolreg-server` on the data directory `data` with `services`.
+pub fn registry(data: &Path, services: &Services) -> Registry {
+    Registry::new(bin("toolreg-server"), data).with_services(services)
 }
 
 /// A running `toolreg-server serve` process with its own data directory
-/// (and, for [`Backend::PostgresS3`], its own database and bucket).
+/// (and, for [`Backend::Postgres`], its own database and bucket).
 /// Killed on drop.
 pub struct Server {
-    child: Child,
+    process: ServerProcess,
     pub url: String,
     pub data: tempfile::TempDir,
-    log: PathBuf,
-    store: Store,
+    // Dropped after the process: the database goes with it.
+    _services: Services,
 }
 
 impl Server {
@@ -253,171 +160,39 @@ impl Server {
         Server::start_on(Backend::Sqlite).expect("the SQLite backend needs no services")
     }
 
-    /// Start a server on `backend`. `None` (with a SKIPPED note) when
-    /// PostgreSQL/S3 are not configured, unless `CI` is set, which makes that a failure.
+    /// Start a server on `backend`; `None` when its services are missing
+    /// and not required (`toolreg_test_support::unavailable`).
     pub fn start_on(backend: Backend) -> Option<Server> {
-        let mut last_err = String::new();
-        for _attempt in 0..3 {
-            let data = tempfile::tempdir().unwrap();
-            let store = match store_for(backend, data.path()) {
-                Ok(s) => s,
-                Err(why) if std::env::var_os("CI").is_none() => {
-                    eprintln!("SKIPPED: the PostgreSQL + S3 backend is unavailable: {why}");
-                    return None;
-                }
-                Err(why) => {
-                    panic!("CI is set but the PostgreSQL + S3 backend is unavailable: {why}")
-                }
-            };
-            let log = data.path().join("server.log");
-            let port = free_port();
-            let url = format!("http://127.0.0.1:{port}");
-            let log_file = std::fs::File::create(&log).unwrap();
-            let mut cmd = Command::new(bin("toolreg-server"));
-            for v in SCRUBBED {
-                cmd.env_remove(v);
-            }
-            let child = cmd
-                .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
-                .args(&store.args)
-                .envs(store.env.iter().map(|(k, v)| (k, v)))
-                .env("RUST_LOG", "warn")
-                .stdin(Stdio::null())
-                .stdout(log_file.try_clone().unwrap())
-                .stderr(log_file)
-                .spawn()
-                .expect("start toolreg-server");
-            let mut server = Server {
-                child,
-                url,
-                data,
-                log,
-                store,
-            };
-            match server.wait_healthy(Duration::from_secs(60)) {
-                Ok(()) => return Some(server),
-                Err(e) => {
-                    // Another process may have taken the port between probe and bind.
-                    let retry = e.contains("in use");
-                    last_err = e;
-                    drop(server);
-                    if !retry {
-                        break;
-                    }
-                }
-            }
-        }
-        panic!("toolreg-server did not become healthy: {last_err}");
-    }
-
-    fn wait_healthy(&mut self, limit: Duration) -> Result<(), String> {
-        let started = Instant::now();
-        let client = reqwest::blocking::Client::builder()
-            .no_proxy()
-            .timeout(Duration::from_secs(2))
-            .build()
-            .unwrap();
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return Err(format!("exited with {status}; log:\n{}", self.log_text()));
-            }
-            if let Ok(r) = client.get(format!("{}/healthz", self.url)).send() {
-                if r.status().is_success() {
-                    return Ok(());
-                }
-            }
-            if started.elapsed() > limit {
-                return Err(format!(
-                    "no healthy /healthz after {limit:?}; log:\n{}",
-                    self.log_text()
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        let services = Services::for_backend(backend)?;
+        let data = tempfile::tempdir().unwrap();
+        let process = registry(&data.path().join("registry"), &services).serve(&[]);
+        Some(Server {
+            url: process.url.clone(),
+            process,
+            data,
+            _services: services,
+        })
     }
 
     /// The server's log so far (for failure messages).
     pub fn log_text(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
+        self.process.log_text()
     }
 
-    /// Run `toolreg-server ARGS` with this server's store options.
+    /// Run `toolreg-server ARGS` on this server's store. A tier change
+    /// reaches the running server through the change log: after a
+    /// successful `admin set-tier` this waits until it has followed.
     pub fn admin(&self, args: &[&str]) -> Output {
-        let mut cmd = Command::new(bin("toolreg-server"));
-        for v in SCRUBBED {
-            cmd.env_remove(v);
-        }
-        let out = cmd
-            .args(args)
-            .args(&self.store.args)
-            .envs(self.store.env.iter().map(|(k, v)| (k, v)))
-            .output()
-            .expect("run toolreg-server");
-        // A tier change reaches the server through the change log.
+        let out = self.process.registry().run(args);
         if out.status.success() && args.starts_with(&["admin", "set-tier"]) {
-            self.caught_up();
+            self.process.caught_up();
         }
         out
     }
 
-    /// Wait until the running server's read cache has applied every
-    /// committed change (`/healthz` `changes.applied == changes.latest`):
-    /// a subcommand is another process, and the server learns of its
-    /// changes from the change log.
-    pub fn caught_up(&self) {
-        let client = reqwest::blocking::Client::new();
-        let started = Instant::now();
-        loop {
-            let health: serde_json::Value = client
-                .get(format!("{}/healthz", self.url))
-                .send()
-                .and_then(|r| r.json())
-                .unwrap_or_default();
-            let changes = &health["changes"];
-            if changes["applied"].as_i64().is_some()
-                && changes["applied"].as_i64() >= changes["latest"].as_i64()
-            {
-                return;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(5),
-                "the server did not follow the change log: {health}"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-
     /// `admin create-user LOGIN --tier TIER`; returns the printed token.
     pub fn create_user(&self, login: &str, tier: &str) -> String {
-        let out = self.admin(&["admin", "create-user", login, "--tier", tier]);
-        assert!(
-            out.status.success(),
-            "create-user failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let token = String::from_utf8(out.stdout).unwrap().trim().to_string();
-        assert!(
-            token.starts_with("trg_"),
-            "unexpected token output `{token}`"
-        );
-        token
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        if let Some((admin_url, db)) = &self.store.postgres {
-            let _ = Command::new("psql")
-                .arg(admin_url)
-                .args([
-                    "-q",
-                    "-c",
-                    &format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
-                ])
-                .output();
-        }
+        self.process.registry().create_user(login, tier, false)
     }
 }
 

@@ -1,4 +1,4 @@
-//! The transparency log through the real binaries (issue 9): `add` trusts
+//! The transparency log through the real binaries: `add` trusts
 //! the log key on first use and keeps the checkpoint; a bundle swapped
 //! behind the server's back (blob and digest row) is refused by `install`
 //! and `add`; a registry restored from an older database copy is reported
@@ -7,79 +7,44 @@
 //! record.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use diesel::prelude::*;
 use toolreg_core::tlog::{Checkpoint, Signer, Verifier};
-use toolreg_e2e::{bin, copy_dir, corpus_tool, free_port, write_tool_manifest, User};
+use toolreg_e2e::{bin, copy_dir, corpus_tool, write_tool_manifest, ServerProcess, User};
 
 /// `toolreg-server serve` on an explicit data directory, so a test can stop
 /// it, change its database and start it again on the same data.
 struct Registry {
-    child: Child,
+    server: ServerProcess,
     url: String,
     data: PathBuf,
 }
 
+/// The binary on `data` (SQLite and files).
+fn on(data: &Path) -> toolreg_e2e::Registry {
+    toolreg_e2e::Registry::new(bin("toolreg-server"), data)
+}
+
 impl Registry {
     fn start(data: &Path) -> Registry {
-        let port = free_port();
-        let child = Command::new(bin("toolreg-server"))
-            .env_remove("TOOLREG_DATABASE_URL")
-            .env_remove("TOOLREG_STORAGE")
-            .env_remove("TOOLREG_LOG_KEY")
-            .env("RUST_LOG", "warn")
-            .args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--data"])
-            .arg(data)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start toolreg-server");
-        let registry = Registry {
-            child,
-            url: format!("http://127.0.0.1:{port}"),
+        Registry::running(data, on(data).serve(&[]))
+    }
+
+    fn running(data: &Path, server: ServerProcess) -> Registry {
+        Registry {
+            url: server.url.clone(),
+            server,
             data: data.to_path_buf(),
-        };
-        let client = reqwest::blocking::Client::builder()
-            .no_proxy()
-            .build()
-            .unwrap();
-        let started = Instant::now();
-        while !client
-            .get(format!("{}/healthz", registry.url))
-            .send()
-            .is_ok_and(|r| r.status().is_success())
-        {
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "toolreg-server did not start"
-            );
-            std::thread::sleep(Duration::from_millis(50));
         }
-        registry
     }
 
     fn server_cmd(&self, args: &[&str]) -> std::process::Output {
-        Command::new(bin("toolreg-server"))
-            .env_remove("TOOLREG_DATABASE_URL")
-            .env_remove("TOOLREG_STORAGE")
-            .args(args)
-            .arg("--data")
-            .arg(&self.data)
-            .output()
-            .unwrap()
+        on(&self.data).run(args)
     }
 
     fn create_user(&self, login: &str) -> String {
-        let out = self.server_cmd(&["admin", "create-user", login, "--tier", "trusted"]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
+        on(&self.data).create_user(login, "trusted", false)
     }
 
     fn db(&self) -> diesel::SqliteConnection {
@@ -105,15 +70,7 @@ impl Registry {
     }
 
     fn stop(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Registry {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.server.kill();
     }
 }
 
@@ -350,41 +307,8 @@ fn a_registry_restored_from_an_old_copy_is_a_rollback_and_regrowing_it_a_fork() 
 /// Start `serve` on `data` listening on the port of `url` (retrying while
 /// the old process releases it).
 fn restart_on(data: &Path, url: &str) -> Registry {
-    let port = url.rsplit(':').next().unwrap();
-    let child = Command::new(bin("toolreg-server"))
-        .env_remove("TOOLREG_DATABASE_URL")
-        .env_remove("TOOLREG_STORAGE")
-        .env_remove("TOOLREG_LOG_KEY")
-        .env("RUST_LOG", "warn")
-        .args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--data"])
-        .arg(data)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let registry = Registry {
-        child,
-        url: url.to_string(),
-        data: data.to_path_buf(),
-    };
-    let client = reqwest::blocking::Client::builder()
-        .no_proxy()
-        .build()
-        .unwrap();
-    let started = Instant::now();
-    while !client
-        .get(format!("{url}/healthz"))
-        .send()
-        .is_ok_and(|r| r.status().is_success())
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "toolreg-server did not restart"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    registry
+    let port = url.rsplit(':').next().unwrap().parse().unwrap();
+    Registry::running(data, on(data).serve_on(port, &[]))
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use toolreg_e2e::{
-    copy_dir, corpus_tool, shared_corpus, write_tool_manifest, Backend, Server, User,
+    both_backends, copy_dir, corpus_tool, shared_corpus, write_tool_manifest, Server, User,
 };
 
 fn read(p: &Path) -> String {
@@ -41,20 +41,8 @@ fn set_matimo_version(dir: &Path, version: &str) {
     std::fs::write(def, text).unwrap();
 }
 
-#[test]
-fn login_publish_search_add_install_update_yank_install_locked_export() {
-    workflow(Server::start());
-}
-
-/// The same workflow against a server on PostgreSQL and S3 (skipped, with a
-/// note, when those services are not configured and CI is not set).
-#[test]
-fn the_workflow_on_postgresql_and_s3() {
-    if let Some(server) = Server::start_on(Backend::PostgresS3) {
-        workflow(server);
-    }
-}
-
+/// Login, publish, search, add, install, update, yank, install --locked and
+/// export on each backend.
 fn workflow(server: Server) {
     let token = server.create_user("alice", "trusted");
     let user = User::new();
@@ -356,6 +344,8 @@ fn workflow(server: Server) {
     );
 }
 
+both_backends!(Server::start_on => workflow);
+
 #[test]
 fn the_project_policy_refuses_forbidden_execution_kinds() {
     let server = Server::start();
@@ -402,7 +392,7 @@ fn the_project_policy_refuses_forbidden_execution_kinds() {
     assert!(!agent.join(".toolreg/tools/valid-tool").exists());
 }
 
-/// DESIGN §3: demoting a publisher blocks their versions of kinds the new
+/// Demoting a publisher blocks their versions of kinds the new
 /// tier doesn't allow; an existing pin then refuses to install, with the reason.
 #[test]
 fn demoting_the_publisher_blocks_a_pinned_version() {

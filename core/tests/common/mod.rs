@@ -9,20 +9,10 @@ use std::path::{Path, PathBuf};
 use toolreg_core::ToolFiles;
 
 /// `../shared/corpus` relative to the workspace root, if present. When it is
-/// absent this prints why the caller skips — or panics when `CI` is set.
+/// absent the caller skips (after a `SKIPPED:` line) — or this panics when
+/// `CI` or `TOOLREG_REQUIRE_SERVICES` is set.
 pub fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    if dir.join("SOURCES.md").is_file() {
-        return Some(dir);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "corpus not found at {} (required when CI is set)",
-            dir.display()
-        );
-    }
-    eprintln!("corpus not found at {}, skipping", dir.display());
-    None
+    toolreg_test_support::corpus()
 }
 
 /// The checked-in fixtures (MIT/Apache matimo/ and mcp/ files).

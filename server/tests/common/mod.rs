@@ -1,68 +1,109 @@
-//! The test harness: [`TestApp`] starts the real server on a loopback port
-//! with one backend pair — SQLite + local files, or PostgreSQL + S3 (its own
-//! database and bucket) — and [`BundleBuilder`] makes bundles from real
-//! corpus definitions. `both_backends!` runs a test against both.
+//! The server's test harness, on top of `toolreg-test-support`:
+//! [`TestApp`] runs the app in this process on a loopback port with one
+//! backend pair — SQLite + local files, or PostgreSQL + S3 (a database and
+//! bucket of its own) — built by [`TestApp::builder`] (policy, search index);
+//! it makes users and tokens, runs the `toolreg-server` binary on the same
+//! data ([`TestApp::registry`]) and injects write failures.
+//! [`BundleBuilder`] makes bundles from real corpus definitions. Tests run
+//! on both backends with `toolreg_test_support::both_backends!`.
 #![allow(dead_code)]
 
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::Command;
+use std::sync::Arc;
 
 use actix_web::web;
+use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use rand::distr::{Alphanumeric, SampleString};
 use serde_json::Value;
 use toolreg_core::{Policy, Tier, ToolFiles};
 use toolreg_server::app::{self, AppState};
 use toolreg_server::blobs::BlobStore;
-use toolreg_server::db::Db;
+use toolreg_server::db::{Db, DbConnection};
 use toolreg_server::models::{Scope, Token, User};
+use toolreg_server::search::StoreSource;
+use toolreg_test_support::SqlDialect;
+pub use toolreg_test_support::{Backend, FailingInsert, Registry, Services};
 
-pub const PG_ADMIN_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+/// The `toolreg-server` binary of this build.
+pub const BIN: &str = env!("CARGO_BIN_EXE_toolreg-server");
 
-/// Which database and storage a [`TestApp`] runs on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Backend {
-    /// SQLite in a temp dir + local files.
-    Sqlite,
-    /// A fresh PostgreSQL database + a fresh bucket on the S3 server.
-    Postgres,
+/// The `toolreg-server` binary of this build on the data directory `data`
+/// with the environment `env` (e.g. [`Services::env`]).
+pub fn registry_with(data: &std::path::Path, env: &[(String, String)]) -> Registry {
+    Registry::new(BIN, data).with_env(env.iter().cloned())
 }
 
-/// Generate `mod NAME { sqlite(), postgres() }` tests calling `async fn NAME(app: TestApp)`.
-#[macro_export]
-macro_rules! both_backends {
-    ($($name:ident),* $(,)?) => {$(
-        mod $name {
-            #[actix_web::test]
-            async fn sqlite() {
-                if let Some(app) = $crate::common::TestApp::start($crate::common::Backend::Sqlite).await {
-                    super::$name(app).await;
-                }
-            }
-            #[actix_web::test]
-            async fn postgres() {
-                if let Some(app) = $crate::common::TestApp::start($crate::common::Backend::Postgres).await {
-                    super::$name(app).await;
-                }
-            }
+/// What a [`TestApp`] starts with.
+#[must_use]
+pub struct TestAppBuilder {
+    backend: Backend,
+    policy: Policy,
+    search: bool,
+}
+
+impl TestAppBuilder {
+    /// The tier policy (default: [`Policy::default`]).
+    pub fn with_policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Start the search index (under the data directory) with the app.
+    pub fn with_search(mut self) -> Self {
+        self.search = true;
+        self
+    }
+
+    /// Start the app, or `None` (after `SKIPPED: ...`) when the backend's
+    /// services are unreachable and not required (see
+    /// `toolreg_test_support::unavailable`).
+    pub async fn start(self) -> Option<TestApp> {
+        let backend = self.backend;
+        let services = web::block(move || Services::for_backend(backend))
+            .await
+            .expect("prepare the test services")?;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db_url = services
+            .database_url()
+            .unwrap_or_else(|| format!("sqlite://{}", dir.path().join("toolreg.db").display()));
+        let storage_url = services
+            .storage_url()
+            .unwrap_or_else(|| format!("file://{}", dir.path().join("objects").display()));
+        let registry = Registry::new(BIN, dir.path())
+            .with_services(&services)
+            .with_env([
+                ("TOOLREG_DATABASE_URL", db_url.clone()),
+                ("TOOLREG_STORAGE", storage_url.clone()),
+            ]);
+
+        let db = Db::connect(&db_url).expect("connect to the test database");
+        db.migrate().expect("migrations");
+        let blobs = BlobStore::open_with(&storage_url, services.s3_options())
+            .expect("open the test blob store");
+        let state = web::Data::new(AppState::new(db, blobs, self.policy));
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+        let addr = listener.local_addr().expect("local addr");
+        let server = app::server(state.clone(), listener, Some(2)).expect("build the server");
+        let handle = server.handle();
+        actix_web::rt::spawn(server);
+        app::spawn_download_flusher(state.clone());
+        app::spawn_change_follower(state.clone());
+        let app = TestApp {
+            backend,
+            url: format!("http://{addr}"),
+            client: reqwest::Client::new(),
+            state,
+            registry,
+            handle,
+            services,
+            dir,
+        };
+        if self.search {
+            app.start_search();
         }
-    )*};
-}
-
-fn s3_endpoint() -> String {
-    std::env::var("TOOLREG_TEST_S3_ENDPOINT")
-        .unwrap_or_else(|_| "http://127.0.0.1:9000".to_string())
-}
-
-fn services_required() -> bool {
-    std::env::var_os("CI").is_some() || std::env::var_os("TOOLREG_REQUIRE_SERVICES").is_some()
-}
-
-fn random_suffix() -> String {
-    Alphanumeric
-        .sample_string(&mut rand::rng(), 12)
-        .to_ascii_lowercase()
+        Some(app)
+    }
 }
 
 /// The running registry under test.
@@ -72,91 +113,54 @@ pub struct TestApp {
     pub url: String,
     pub client: reqwest::Client,
     pub state: web::Data<AppState>,
-    /// The settings the `toolreg-server` binary needs to see the same data.
-    pub env: Vec<(String, String)>,
+    registry: Registry,
     handle: actix_web::dev::ServerHandle,
+    // Dropped after the server is stopped: the database goes with it.
+    services: Services,
     dir: tempfile::TempDir,
-    pg_database: Option<String>,
 }
 
 impl TestApp {
-    /// Start the app, or `None` (after printing `SKIPPED: ...`) when the
-    /// PostgreSQL/S3 services are unreachable and not required.
-    pub async fn start(backend: Backend) -> Option<TestApp> {
-        TestApp::start_with(backend, Policy::default()).await
+    /// A builder for an app on `backend`.
+    pub fn builder(backend: Backend) -> TestAppBuilder {
+        TestAppBuilder {
+            backend,
+            policy: Policy::default(),
+            search: false,
+        }
     }
 
-    pub async fn start_with(backend: Backend, policy: Policy) -> Option<TestApp> {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut env = vec![(
-            "TOOLREG_DATA_DIR".to_string(),
-            dir.path().display().to_string(),
-        )];
-        let (db_url, storage_url, s3_options, pg_database) = match backend {
-            Backend::Sqlite => {
-                let db = format!("sqlite://{}", dir.path().join("toolreg.db").display());
-                let storage = format!("file://{}", dir.path().join("objects").display());
-                (db, storage, vec![], None)
-            }
-            Backend::Postgres => match prepare_services().await {
-                Ok((db_name, bucket)) => {
-                    let db = format!("postgres://postgres@127.0.0.1:5432/{db_name}");
-                    let storage = format!("s3://{bucket}/registry");
-                    let opts = vec![
-                        ("aws_endpoint".to_string(), s3_endpoint()),
-                        ("aws_allow_http".to_string(), "true".to_string()),
-                        ("aws_access_key_id".to_string(), "test".to_string()),
-                        ("aws_secret_access_key".to_string(), "test".to_string()),
-                        ("aws_region".to_string(), "us-east-1".to_string()),
-                    ];
-                    for (k, v) in &opts {
-                        let key = if k == "aws_endpoint" {
-                            "AWS_ENDPOINT_URL".to_string()
-                        } else {
-                            k.to_ascii_uppercase()
-                        };
-                        env.push((key, v.clone()));
-                    }
-                    (db, storage, opts, Some(db_name))
-                }
-                Err(why) => {
-                    if services_required() {
-                        panic!("PostgreSQL/S3 are required (CI or TOOLREG_REQUIRE_SERVICES is set) but: {why}");
-                    }
-                    eprintln!("SKIPPED: PostgreSQL + S3 backend unavailable: {why}");
-                    return None;
-                }
-            },
-        };
-        env.push(("TOOLREG_DATABASE_URL".to_string(), db_url.clone()));
-        env.push(("TOOLREG_STORAGE".to_string(), storage_url.clone()));
+    /// The app on `backend` with the default policy and no search index.
+    pub async fn start(backend: Backend) -> Option<TestApp> {
+        TestApp::builder(backend).start().await
+    }
 
-        let db = Db::connect(&db_url).expect("connect to the test database");
-        db.migrate().expect("migrations");
-        let blobs =
-            BlobStore::open_with(&storage_url, s3_options).expect("open the test blob store");
-        let state = web::Data::new(AppState::new(db, blobs, policy));
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
-        let addr = listener.local_addr().expect("local addr");
-        let server = app::server(state.clone(), listener, Some(2)).expect("build the server");
-        let handle = server.handle();
-        actix_web::rt::spawn(server);
-        app::spawn_download_flusher(state.clone());
-        app::spawn_change_follower(state.clone());
-        Some(TestApp {
-            backend,
-            url: format!("http://{addr}"),
-            client: reqwest::Client::new(),
-            state,
-            env,
-            handle,
-            dir,
-            pg_database,
-        })
+    /// The app on `backend` with its search index running.
+    pub async fn with_search(backend: Backend) -> Option<TestApp> {
+        TestApp::builder(backend).with_search().start().await
+    }
+
+    /// Start (or restart) the search index in `<data>/index`.
+    pub fn start_search(&self) {
+        let source = Arc::new(StoreSource::new(self.state.db.clone()));
+        self.state
+            .search
+            .start(&self.data_dir().join("index"), source)
+            .expect("start search");
     }
 
     pub fn data_dir(&self) -> PathBuf {
         self.dir.path().to_path_buf()
+    }
+
+    /// The `toolreg-server` binary on this app's database and storage.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Run the `toolreg-server` binary against this app's data.
+    pub fn binary(&self, args: &[&str]) -> std::process::Output {
+        self.registry.run(args)
     }
 
     /// Create a user with `tier` and return a token with every scope.
@@ -164,6 +168,10 @@ impl TestApp {
         self.user_with(login, tier, false).await
     }
 
+    /// Create an administrator with `tier` and return a token with every scope.
+    pub async fn admin(&self, login: &str, tier: Tier) -> String {
+        self.user_with(login, tier, true).await
+    }
     pub async fn user_with(&self, login: &str, tier: Tier, admin: bool) -> String {
         let login = login.to_string();
         self.state
@@ -273,14 +281,42 @@ impl TestApp {
         }
     }
 
-    /// Run the `toolreg-server` binary against this app's data.
-    pub fn binary(&self, args: &[&str]) -> std::process::Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolreg-server"));
-        cmd.args(args).env("RUST_LOG", "warn");
-        for (k, v) in &self.env {
-            cmd.env(k, v);
-        }
-        cmd.output().expect("run toolreg-server")
+    /// Make inserts that match `failing` fail (see [`FailingInsert`]).
+    pub async fn fail_inserts(&self, failing: FailingInsert) {
+        self.state
+            .db
+            .write(move |conn| {
+                match conn {
+                    DbConnection::Sqlite(c) => {
+                        c.batch_execute(&failing.install_sql(SqlDialect::Sqlite))?
+                    }
+                    DbConnection::Postgresql(c) => {
+                        c.batch_execute(&failing.install_sql(SqlDialect::Postgres))?
+                    }
+                }
+                Ok(())
+            })
+            .await
+            .expect("install the failing trigger");
+    }
+
+    /// Let inserts that match `failing` succeed again.
+    pub async fn stop_failing(&self, failing: FailingInsert) {
+        self.state
+            .db
+            .write(move |conn| {
+                match conn {
+                    DbConnection::Sqlite(c) => {
+                        c.batch_execute(&failing.remove_sql(SqlDialect::Sqlite))?
+                    }
+                    DbConnection::Postgresql(c) => {
+                        c.batch_execute(&failing.remove_sql(SqlDialect::Postgres))?
+                    }
+                }
+                Ok(())
+            })
+            .await
+            .expect("remove the failing trigger");
     }
 }
 
@@ -289,44 +325,7 @@ impl Drop for TestApp {
         // Stop the server (best effort; the System ends with the test anyway).
         // `stop` sends the command at once; the returned future only waits for it.
         let _stopping = self.handle.stop(false);
-        if let Some(name) = &self.pg_database {
-            if let Ok(mut conn) = toolreg_server::db::connect_postgres(PG_ADMIN_URL) {
-                let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-                    .execute(&mut conn);
-            }
-        }
     }
-}
-
-/// Create a fresh database and bucket; Err(reason) when a service is unreachable.
-async fn prepare_services() -> Result<(String, String), String> {
-    let suffix = random_suffix();
-    let db_name = format!("toolreg_test_{suffix}");
-    let bucket = format!("toolreg-test-{suffix}");
-    let name = db_name.clone();
-    web::block(move || -> Result<(), String> {
-        let mut conn = toolreg_server::db::connect_postgres(PG_ADMIN_URL)
-            .map_err(|e| format!("PostgreSQL at {PG_ADMIN_URL}: {e}"))?;
-        diesel::sql_query(format!("CREATE DATABASE {name}"))
-            .execute(&mut conn)
-            .map_err(|e| format!("CREATE DATABASE {name}: {e}"))?;
-        Ok(())
-    })
-    .await
-    .map_err(|e| e.to_string())??;
-    let endpoint = s3_endpoint();
-    let res = reqwest::Client::new()
-        .put(format!("{endpoint}/{bucket}"))
-        .send()
-        .await
-        .map_err(|e| format!("S3 server at {endpoint}: {e}"))?;
-    if !res.status().is_success() {
-        return Err(format!(
-            "S3 server at {endpoint}: creating bucket {bucket} answered {}",
-            res.status()
-        ));
-    }
-    Ok((db_name, bucket))
 }
 
 /// The repository root.

@@ -1,0 +1,319 @@
+//! The real `toolreg-server` binary as a process: a [`Registry`] is the
+//! binary plus a data directory and the environment naming its database
+//! and storage; it runs subcommands (`admin create-user` gives a user and a
+//! token) and starts `serve` as a [`ServerProcess`] on a free loopback port.
+//! Nothing of the caller's `TOOLREG_*` / `AWS_*` settings leaks into the
+//! process.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::Services;
+
+/// A free loopback port (bound, read and released; [`Registry::serve`]
+/// retries when another process takes it in between).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+/// Poll `check` every 20 ms until it gives `Some`, failing after `within`;
+/// returns the value and the time it took.
+#[track_caller]
+pub fn eventually<T>(
+    within: Duration,
+    what: &str,
+    mut check: impl FnMut() -> Option<T>,
+) -> (T, Duration) {
+    let started = Instant::now();
+    loop {
+        if let Some(v) = check() {
+            return (v, started.elapsed());
+        }
+        assert!(started.elapsed() < within, "{what}: not within {within:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A `toolreg-server` binary with its data directory and store settings.
+#[derive(Debug, Clone)]
+pub struct Registry {
+    bin: PathBuf,
+    data: PathBuf,
+    env: Vec<(String, String)>,
+}
+
+impl Registry {
+    /// `bin` on the data directory `data` (SQLite and files under it unless
+    /// the environment names other services).
+    pub fn new(bin: impl Into<PathBuf>, data: impl Into<PathBuf>) -> Registry {
+        Registry {
+            bin: bin.into(),
+            data: data.into(),
+            env: Vec::new(),
+        }
+    }
+
+    /// Also use `services` (the database and bucket it made).
+    pub fn with_services(self, services: &Services) -> Registry {
+        self.with_env(services.env())
+    }
+
+    /// Also set these environment variables on every process.
+    pub fn with_env<K: Into<String>, V: Into<String>>(
+        mut self,
+        env: impl IntoIterator<Item = (K, V)>,
+    ) -> Registry {
+        self.env
+            .extend(env.into_iter().map(|(k, v)| (k.into(), v.into())));
+        self
+    }
+
+    pub fn data(&self) -> &Path {
+        &self.data
+    }
+
+    /// The environment given to every process (besides `TOOLREG_DATA_DIR`).
+    pub fn env(&self) -> &[(String, String)] {
+        &self.env
+    }
+
+    /// A command for the binary with this registry's settings and nothing
+    /// of the caller's `TOOLREG_*` / `AWS_*` settings.
+    pub fn command(&self) -> Command {
+        let mut cmd = Command::new(&self.bin);
+        for (key, _) in std::env::vars_os() {
+            let key = key.to_string_lossy();
+            if key.starts_with("TOOLREG_") || key.starts_with("AWS_") {
+                cmd.env_remove(&*key);
+            }
+        }
+        cmd.env("TOOLREG_DATA_DIR", &self.data)
+            .env("RUST_LOG", "warn")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    /// Run a subcommand to completion.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command()
+            .args(args)
+            .output()
+            .expect("run toolreg-server")
+    }
+
+    /// `admin create-user LOGIN --tier TIER [--admin]`; returns the token.
+    #[track_caller]
+    pub fn create_user(&self, login: &str, tier: &str, admin: bool) -> String {
+        let mut args = vec!["admin", "create-user", login, "--tier", tier];
+        if admin {
+            args.push("--admin");
+        }
+        let out = self.run(&args);
+        assert!(
+            out.status.success(),
+            "create-user {login}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let token = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        assert!(
+            token.starts_with("trg_"),
+            "unexpected create-user output `{token}`"
+        );
+        token
+    }
+
+    /// Start `serve` with extra `args` on a free port and wait for `/healthz`.
+    #[track_caller]
+    pub fn serve(&self, args: &[&str]) -> ServerProcess {
+        let mut last_err = String::new();
+        for _attempt in 0..3 {
+            match self.try_serve(free_port(), args) {
+                Ok(server) => return server,
+                // Another process may have taken the port between probe and bind.
+                Err(e) if e.contains("in use") => last_err = e,
+                Err(e) => panic!("toolreg-server did not start: {e}"),
+            }
+        }
+        panic!("toolreg-server did not start: {last_err}");
+    }
+
+    /// Start `serve` on `port` (a restart on the address of a stopped
+    /// server; retried while the old process releases it).
+    #[track_caller]
+    pub fn serve_on(&self, port: u16, args: &[&str]) -> ServerProcess {
+        let started = Instant::now();
+        loop {
+            match self.try_serve(port, args) {
+                Ok(server) => return server,
+                Err(e) if e.contains("in use") && started.elapsed() < Duration::from_secs(30) => {
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                Err(e) => panic!("toolreg-server did not start on port {port}: {e}"),
+            }
+        }
+    }
+
+    fn try_serve(&self, port: u16, args: &[&str]) -> Result<ServerProcess, String> {
+        let log = tempfile::NamedTempFile::new().expect("a server log file");
+        let out = log.reopen().expect("open the server log");
+        let err = out.try_clone().expect("open the server log");
+        let child = self
+            .command()
+            .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+            .args(args)
+            .stdout(out)
+            .stderr(err)
+            .spawn()
+            .expect("start toolreg-server");
+        let mut server = ServerProcess {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+            port,
+            registry: self.clone(),
+            log,
+        };
+        server.wait_healthy(Duration::from_secs(60))?;
+        Ok(server)
+    }
+}
+
+/// A running `toolreg-server serve`, killed when dropped (its log is
+/// printed then if the test is failing).
+pub struct ServerProcess {
+    child: Child,
+    /// `http://127.0.0.1:PORT`
+    pub url: String,
+    pub port: u16,
+    registry: Registry,
+    log: tempfile::NamedTempFile,
+}
+
+impl ServerProcess {
+    fn wait_healthy(&mut self, limit: Duration) -> Result<(), String> {
+        let client = reqwest::blocking::Client::builder()
+            .no_proxy()
+            .timeout(Duration::from_secs(2))
+            .build()
+            .expect("HTTP client");
+        let started = Instant::now();
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Err(format!("exited with {status}; log:\n{}", self.log_text()));
+            }
+            if client
+                .get(self.api("/healthz"))
+                .send()
+                .is_ok_and(|r| r.status().is_success())
+            {
+                return Ok(());
+            }
+            if started.elapsed() > limit {
+                return Err(format!(
+                    "no healthy /healthz on {} after {limit:?}; log:\n{}",
+                    self.url,
+                    self.log_text()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The registry this server runs on (for subcommands and restarts).
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    pub fn api(&self, path: &str) -> String {
+        format!("{}{}", self.url, path)
+    }
+
+    /// The process id (for signals).
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// `POST /api/v1/tools` with `bundle`.
+    pub fn publish(
+        &self,
+        client: &reqwest::blocking::Client,
+        token: &str,
+        bundle: Vec<u8>,
+    ) -> reqwest::blocking::Response {
+        client
+            .post(self.api("/api/v1/tools"))
+            .bearer_auth(token)
+            .header("content-type", "application/gzip")
+            .body(bundle)
+            .send()
+            .expect("POST /api/v1/tools")
+    }
+
+    /// Wait until the server's read cache has applied every committed
+    /// change (`/healthz` `changes.applied >= changes.latest`): a
+    /// subcommand is another process, and the server learns of its changes
+    /// from the change log.
+    #[track_caller]
+    pub fn caught_up(&self) {
+        let client = reqwest::blocking::Client::builder()
+            .no_proxy()
+            .build()
+            .expect("HTTP client");
+        eventually(Duration::from_secs(5), "following the change log", || {
+            let health: serde_json::Value = client
+                .get(self.api("/healthz"))
+                .send()
+                .and_then(|r| r.json())
+                .unwrap_or_default();
+            let changes = &health["changes"];
+            let applied = changes["applied"].as_i64()?;
+            (Some(applied) >= changes["latest"].as_i64()).then_some(())
+        });
+    }
+
+    /// The server's output so far.
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(self.log.path()).unwrap_or_default()
+    }
+
+    /// Kill the process now (SIGKILL) and reap it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// The exit status if the process has exited.
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().expect("wait for toolreg-server")
+    }
+
+    /// Wait up to `within` for the process to exit by itself.
+    #[track_caller]
+    pub fn wait_exit(&mut self, within: Duration) -> std::process::ExitStatus {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait for toolreg-server") {
+                return status;
+            }
+            if started.elapsed() > within {
+                self.kill();
+                panic!("toolreg-server did not exit within {within:?}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        self.kill();
+        if std::thread::panicking() {
+            eprintln!("toolreg-server log ({}):\n{}", self.url, self.log_text());
+        }
+    }
+}
