@@ -8,6 +8,13 @@ use common::{json, problem, BundleBuilder, TestApp};
 use toolreg_core::Tier;
 use toolreg_test_support::both_backends;
 
+/// `body` reads into the shared wire type `T` (what the CLI reads it
+/// into) and encodes back to the same fields and values.
+fn assert_reads_as<T: serde::de::DeserializeOwned + serde::Serialize>(body: &serde_json::Value) {
+    let typed: T = serde_json::from_value(body.clone()).unwrap_or_else(|e| panic!("{e}: {body:#}"));
+    assert_eq!(&serde_json::to_value(&typed).expect("encode"), body);
+}
+
 async fn publish_then_metadata_shows_it(app: TestApp) {
     let token = app.user("alice", Tier::Untrusted).await;
     let bundle = BundleBuilder::http("create-issue", "1.0.0")
@@ -24,6 +31,7 @@ async fn publish_then_metadata_shows_it(app: TestApp) {
     assert_eq!(body["tier"], "untrusted");
     assert_eq!(body["publisher"], "alice");
     assert!(body["warnings"].is_array());
+    assert_reads_as::<toolreg_api::PublishedVersion>(&body);
 
     let (status, tool) = json(app.get("/api/v1/tools/create-issue").await).await;
     assert_eq!(status, 200, "{tool:#}");
@@ -56,6 +64,7 @@ async fn publish_then_metadata_shows_it(app: TestApp) {
     assert_eq!(version["readme"], "# Create issue\n");
     assert_eq!(version["manifest"]["registry_name"], "create-issue");
     assert_eq!(version["manifest"]["execution"]["kind"], "http");
+    assert_reads_as::<toolreg_api::EncodableVersion>(&version);
 
     // The blob is stored content-addressed, and the logs recorded the publish.
     assert_eq!(

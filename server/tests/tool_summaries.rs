@@ -6,7 +6,8 @@
 //! through the read cache, shows the change and is byte for byte the body
 //! `GET /api/v1/tools/{name}` sends. A tool without a row (published before
 //! the table existed) is answered the same, built from its rows, until the
-//! filler stores its row.
+//! filler stores its row. Every body reads into the shared wire type
+//! (`toolreg_api::EncodableTool`) and encodes back to the same bytes.
 
 mod common;
 
@@ -46,6 +47,15 @@ async fn summary(app: &TestApp, name: &str) -> Value {
     assert_eq!(res.status(), 200);
     let sent = res.text().await.expect("body");
     assert_eq!(sent, body, "the API sends the stored body");
+    // The body is the shared wire type, field for field: what the CLI reads
+    // it into gives back the same bytes.
+    let typed: toolreg_api::EncodableTool =
+        serde_json::from_str(&body).expect("the summary reads as toolreg_api::EncodableTool");
+    assert_eq!(
+        serde_json::to_string(&typed).expect("encode"),
+        body,
+        "toolreg_api::EncodableTool round-trips the summary"
+    );
     serde_json::from_str(&body).expect("stored summary is JSON")
 }
 

@@ -48,3 +48,36 @@ macro_rules! stored_enums {
 }
 
 stored_enums!(Tier, ExecutionKind, Format);
+
+#[cfg(test)]
+mod tests {
+    use diesel::dsl::sql;
+    use diesel::prelude::*;
+
+    use super::*;
+    use crate::db::DbConnection;
+
+    fn read<T: FromStr<Err = String> + 'static>(
+        conn: &mut DbConnection,
+        text: &str,
+    ) -> QueryResult<Stored<T>> {
+        diesel::select(sql::<Text>(&format!("'{text}'"))).get_result(conn)
+    }
+
+    #[test]
+    fn enum_columns_read_as_typed_values_and_unknown_ids_fail() {
+        let mut conn =
+            DbConnection::Sqlite(diesel::SqliteConnection::establish(":memory:").unwrap());
+        assert_eq!(read::<Tier>(&mut conn, "trusted").unwrap().0, Tier::Trusted);
+        assert_eq!(
+            read::<ExecutionKind>(&mut conn, "http").unwrap().0,
+            ExecutionKind::Http
+        );
+        assert_eq!(read::<Format>(&mut conn, "mcp").unwrap().0, Format::Mcp);
+        // The cause names the column's kind and the stored text.
+        let err = format!("{:?}", read::<Tier>(&mut conn, "root").unwrap_err());
+        assert!(err.contains("unknown tier `root`"), "{err}");
+        let err = format!("{:?}", read::<Format>(&mut conn, "Matimo").unwrap_err());
+        assert!(err.contains("`Matimo`"), "{err}");
+    }
+}
