@@ -35,7 +35,10 @@ impl SearchError {
     /// True when the index could not be opened because another process (or
     /// another [`crate::SearchIndex`] in this one) holds its directory.
     pub fn is_lock_failure(&self) -> bool {
-        matches!(self, SearchError::Index(tantivy::TantivyError::LockFailure(..)))
+        matches!(
+            self,
+            SearchError::Index(tantivy::TantivyError::LockFailure(..))
+        )
     }
 }
 

@@ -127,7 +127,9 @@ impl SearchParams {
         if chars > MAX_SEARCH_QUERY_CHARS {
             return Err(SearchError::bad(
                 "q",
-                format!("the query is {chars} characters long; the limit is {MAX_SEARCH_QUERY_CHARS}"),
+                format!(
+                    "the query is {chars} characters long; the limit is {MAX_SEARCH_QUERY_CHARS}"
+                ),
             ));
         }
         if self.page == 0 {

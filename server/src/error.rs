@@ -235,8 +235,8 @@ impl ResponseError for AppError {
         if status == StatusCode::UNAUTHORIZED {
             res.insert_header(("WWW-Authenticate", "Bearer"));
         }
-        if let AppError::RateLimited { retry_after, .. } | AppError::Unavailable { retry_after, .. } =
-            self
+        if let AppError::RateLimited { retry_after, .. }
+        | AppError::Unavailable { retry_after, .. } = self
         {
             res.insert_header((
                 actix_web::http::header::RETRY_AFTER,

@@ -51,7 +51,8 @@ fn every_seed_and_saved_crash_replays_without_panic() {
 }
 
 fn parse(qs: &str) -> Result<toolreg_search::SearchParams, String> {
-    let query = web::Query::<SearchRequest>::from_query(qs).map_err(|e| format!("extractor: {e}"))?;
+    let query =
+        web::Query::<SearchRequest>::from_query(qs).map_err(|e| format!("extractor: {e}"))?;
     query.parse().map_err(|e| match e {
         SearchError::BadRequest(m) => m,
         other => panic!("expected a bad request, got {other}"),
@@ -70,7 +71,10 @@ fn a_ten_megabyte_query_is_refused_by_the_length_cap() {
     assert!(start.elapsed().as_secs() < 2, "took {:?}", start.elapsed());
     // Percent-encoded characters count once each, after decoding.
     let encoded = format!("q={}", "%C3%A9".repeat(MAX_SEARCH_QUERY_CHARS));
-    assert_eq!(parse(&encoded).unwrap().q.chars().count(), MAX_SEARCH_QUERY_CHARS);
+    assert_eq!(
+        parse(&encoded).unwrap().q.chars().count(),
+        MAX_SEARCH_QUERY_CHARS
+    );
     let over = format!("q={}", "%C3%A9".repeat(MAX_SEARCH_QUERY_CHARS + 1));
     assert!(parse(&over).unwrap_err().starts_with("q:"));
 }

@@ -309,4 +309,3 @@ pub fn http_queries() -> Vec<(usize, String, SearchParams)> {
         })
         .collect()
 }
-

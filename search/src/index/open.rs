@@ -6,16 +6,16 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
-use tantivy::directory::{Directory, MmapDirectory};
 use tantivy::directory::Lock;
+use tantivy::directory::{Directory, MmapDirectory};
 use tantivy::{Index, ReloadPolicy, TantivyError};
 
 use super::answers::AnswerCache;
 use super::writer::WriterSlot;
-use crate::SearchIndex;
 use crate::collector::{merge_top, PageCollector};
 use crate::schema::{self, Fields, SCHEMA_VERSION};
 use crate::snapshot::TableCache;
+use crate::SearchIndex;
 use crate::{SearchError, SearchSort};
 
 /// The lock file an index opened from a directory holds while it is open.

@@ -20,8 +20,8 @@ use tantivy::indexer::IndexWriterOptions;
 use tantivy::{IndexWriter, Term};
 
 use super::open::Payload;
-use crate::SearchIndex;
 use crate::schema::SCHEMA_VERSION;
+use crate::SearchIndex;
 use crate::{SearchDoc, SearchError};
 
 /// Memory the index writer may use before it flushes a segment.

@@ -16,7 +16,12 @@ fn kept_answers_stay_within_their_byte_budget() {
     let mut largest = 0;
     for q in ["weather", "forecast"] {
         for page in 1..=2 {
-            for sort in [SearchSort::Relevance, SearchSort::Name, SearchSort::Downloads, SearchSort::Recent] {
+            for sort in [
+                SearchSort::Relevance,
+                SearchSort::Name,
+                SearchSort::Downloads,
+                SearchSort::Recent,
+            ] {
                 let mut params = SearchParams::q(q);
                 params.per_page = 100;
                 params.page = page;

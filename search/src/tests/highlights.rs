@@ -196,4 +196,3 @@ fn snippets_equal_tantivys() {
     }
     assert!(marked >= 30, "only {marked} snippets with a match");
 }
-

@@ -84,4 +84,3 @@ fn sample() -> Vec<SearchDoc> {
     calendar.execution = ExecutionKind::Schema;
     vec![slack, notify, weather, calc, calendar]
 }
-

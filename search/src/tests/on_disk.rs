@@ -144,4 +144,3 @@ fn an_index_of_another_schema_version_is_rebuilt() {
         std::fs::write(dir.join("meta.json"), meta).unwrap();
     });
 }
-

@@ -380,4 +380,3 @@ fn results_serialize_as_the_api_shape() {
     assert_eq!(v["facets"]["license"]["MIT"], 1);
     assert_eq!(v["facets"]["keyword"]["math"], 1);
 }
-

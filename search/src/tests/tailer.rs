@@ -305,4 +305,3 @@ fn download_counts_are_refreshed_without_a_change() {
     assert_eq!(r.hits[0].downloads, 7);
     assert_eq!(index.applied_seq(), Some(2), "the position is kept");
 }
-

@@ -9,11 +9,11 @@ use diesel::dsl::max;
 use diesel::prelude::*;
 use toolreg_core::{ExecutionKind, Format, Tier};
 
-use toolreg_search::{IndexChange, SearchDoc, SearchError, SearchSource};
 use crate::db::{Db, DbConnection};
 use crate::models::version::{semver_desc, ManifestSummary};
 use crate::models::ToolRow;
 use crate::schema::{changes, tools, version_contents, versions};
+use toolreg_search::{IndexChange, SearchDoc, SearchError, SearchSource};
 
 /// Longest README excerpt indexed as usage notes, in bytes.
 const MAX_NOTES: usize = 8 * 1024;
@@ -234,7 +234,10 @@ impl SearchSource for StoreSource {
                 .select((changes::seq, changes::tool_name))
                 .load(&mut *conn)
                 .map_err(source_error)?;
-            out.extend(rows.into_iter().map(|(seq, tool)| IndexChange { seq, tool }));
+            out.extend(
+                rows.into_iter()
+                    .map(|(seq, tool)| IndexChange { seq, tool }),
+            );
         }
         Ok(out)
     }
