@@ -201,7 +201,7 @@ impl Gemini<'_> {
                         Value::Array(list) => list.iter().filter_map(Value::as_str).collect(),
                         _ => Vec::new(),
                     };
-                    if names.contains(&"null") {
+                    if names.contains(&"null") && names.len() > 1 {
                         nullable = true;
                     }
                     let kept: Vec<&str> = names
