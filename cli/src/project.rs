@@ -1,4 +1,5 @@
-//! The agent project's `toolreg.toml`: `[registry] url`, the pinned
+//! The agent project's `toolreg.toml`: `[registry] url` (and `log_key`,
+//! `mcp_protocol`), the pinned
 //! requirements under `[tools]` and the consumer policy `[policy] allow`.
 //! Read and written with toml_edit so comments and formatting survive.
 
@@ -112,6 +113,22 @@ impl Project {
                 .as_str()
                 .map(|s| Some(s.to_string()))
                 .ok_or_else(|| self.err("`registry.url` must be a string")),
+        }
+    }
+
+    /// `[registry] mcp_protocol`: the MCP protocol version `toolreg export
+    /// --format mcp` shapes tools for when `--protocol` isn't given.
+    pub fn mcp_protocol(&self) -> Result<Option<toolreg_core::export::McpProtocol>> {
+        match self.doc.get("registry").and_then(|r| r.get("mcp_protocol")) {
+            None => Ok(None),
+            Some(item) => {
+                let text = item
+                    .as_str()
+                    .ok_or_else(|| self.err("`registry.mcp_protocol` must be a string"))?;
+                text.parse()
+                    .map(Some)
+                    .map_err(|e: String| self.err(format!("`registry.mcp_protocol`: {e}")))
+            }
         }
     }
 
