@@ -635,3 +635,31 @@ fn openai_strict_refuses_what_it_cannot_express() {
     let e = to_openai_strict(&with_params(deep)).unwrap_err();
     assert!(e.to_string().contains("10 levels"), "{e}");
 }
+
+#[test]
+fn gemini_inlining_is_bounded_for_shared_definitions() {
+    // Each definition uses the next one ten times: inlining it all would
+    // write 10^24 schemas.
+    let mut defs = serde_json::Map::new();
+    for i in 0..24 {
+        let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
+        let props: serde_json::Map<String, Value> =
+            (0..10).map(|k| (format!("p{k}"), next.clone())).collect();
+        defs.insert(
+            format!("d{i}"),
+            json!({"type": "object", "properties": props}),
+        );
+    }
+    defs.insert("d24".into(), json!({"type": "string"}));
+    let t = with_params(json!({"type": "object",
+        "properties": {"root": {"$ref": "#/$defs/d0"}}, "$defs": defs}));
+    let g = to_gemini(&t);
+    let written = serde_json::to_string(&g.value).unwrap().len();
+    assert!(written < 2_000_000, "{written} bytes");
+    assert!(
+        g.warnings.iter().any(|w| w.message.contains("larger than")),
+        "{:#?}",
+        g.warnings
+    );
+    assert_gemini_schema(&g.value["parameters"], "/parameters");
+}

@@ -299,10 +299,54 @@ pub fn export_with(
     }
 }
 
+/// The most bytes [`warnings_header`] writes: HTTP clients refuse large
+/// header sections (Node's default limit is 16 KiB for all headers).
+pub const WARNINGS_HEADER_MAX: usize = 8 * 1024;
+
 /// The warnings as one line of JSON with every non-ASCII character escaped
-/// (`\uXXXX`), fit for an HTTP header value.
+/// (`\uXXXX`), fit for an HTTP header value. When they don't fit in
+/// [`WARNINGS_HEADER_MAX`] bytes, the first ones that fit are kept and a last
+/// entry (pointer `/`, empty keyword) says how many were left out.
 pub fn warnings_header(warnings: &[ExportWarning]) -> String {
-    let json = serde_json::to_string(warnings).unwrap_or_else(|_| "[]".to_string());
+    let items: Vec<String> = warnings
+        .iter()
+        .map(|w| ascii_json(&serde_json::to_string(w).unwrap_or_default()))
+        .collect();
+    // Room for the brackets and the note about the rest.
+    let budget = WARNINGS_HEADER_MAX - 160;
+    let mut out = String::from("[");
+    let mut kept = 0;
+    for item in &items {
+        if out.len() + item.len() + 1 > budget {
+            break;
+        }
+        if kept > 0 {
+            out.push(',');
+        }
+        out.push_str(item);
+        kept += 1;
+    }
+    if kept < items.len() {
+        let note = ExportWarning {
+            pointer: "/".into(),
+            keyword: String::new(),
+            message: format!(
+                "{} more warnings left out of this header; `toolreg export` prints them all",
+                items.len() - kept
+            ),
+        };
+        if kept > 0 {
+            out.push(',');
+        }
+        out.push_str(&serde_json::to_string(&note).unwrap_or_default());
+    }
+    out.push(']');
+    out
+}
+
+/// JSON text with every non-ASCII character written as `\uXXXX` escapes
+/// (they can only occur inside strings, where the escape means the same).
+fn ascii_json(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
         if c.is_ascii() {
@@ -346,5 +390,21 @@ mod tests {
         let back: Value = serde_json::from_str(&h).unwrap();
         assert_eq!(back[0]["pointer"], "/inputSchema/properties/größe");
         assert_eq!(back[0]["keyword"], "🙂");
+        assert_eq!(warnings_header(&[]), "[]");
+    }
+
+    #[test]
+    fn header_is_capped() {
+        let one = ExportWarning {
+            pointer: "/inputSchema/properties/p".into(),
+            keyword: "not".into(),
+            message: "x".repeat(100),
+        };
+        let h = warnings_header(&vec![one; 500]);
+        assert!(h.len() <= WARNINGS_HEADER_MAX, "{}", h.len());
+        let back: Vec<Value> = serde_json::from_str(&h).unwrap();
+        let last = back.last().unwrap();
+        assert!(last["message"].as_str().unwrap().contains("more warnings left out"));
+        assert!(back.len() > 10);
     }
 }
