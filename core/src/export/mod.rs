@@ -404,7 +404,10 @@ mod tests {
         assert!(h.len() <= WARNINGS_HEADER_MAX, "{}", h.len());
         let back: Vec<Value> = serde_json::from_str(&h).unwrap();
         let last = back.last().unwrap();
-        assert!(last["message"].as_str().unwrap().contains("more warnings left out"));
+        assert!(last["message"]
+            .as_str()
+            .unwrap()
+            .contains("more warnings left out"));
         assert!(back.len() > 10);
     }
 }
