@@ -408,4 +408,27 @@ allow = ["http", "prompt", "schema"]   # no code
             "{err}"
         );
     }
+
+    #[test]
+    fn reads_the_mcp_protocol() {
+        use toolreg_core::export::McpProtocol;
+        assert_eq!(project(SAMPLE).mcp_protocol().unwrap(), None);
+        let p = project("[registry]\nmcp_protocol = \"2025-11-25\"\n");
+        assert_eq!(p.mcp_protocol().unwrap(), Some(McpProtocol::V2025_11_25));
+        let err = project("[registry]\nmcp_protocol = \"2024-11-05\"\n")
+            .mcp_protocol()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("toolreg.toml")
+                && err.contains("registry.mcp_protocol")
+                && err.contains("2025-06-18, 2025-11-25, 2026-07-28"),
+            "{err}"
+        );
+        let err = project("[registry]\nmcp_protocol = 20251125\n")
+            .mcp_protocol()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("must be a string"), "{err}");
+    }
 }
