@@ -116,10 +116,19 @@ pub enum Command {
         /// Only this tool.
         name: Option<String>,
     },
-    /// Print the installed tools as one JSON tool list for an agent.
+    /// Print the installed tools as one JSON tool list for an agent; what a
+    /// format can't carry over is reported on stderr.
     Export {
         #[arg(long, value_enum, default_value_t = ExportArg::Mcp)]
         format: ExportArg,
+        /// MCP protocol version to shape `--format mcp` for (default:
+        /// `[registry] mcp_protocol` in toolreg.toml, else the newest).
+        #[arg(long, value_parser = parse_protocol, value_name = "VERSION")]
+        protocol: Option<toolreg_core::export::McpProtocol>,
+        /// OpenAI strict mode (`--format openai`): fails, naming the reason,
+        /// for a tool whose parameters can't follow the strict rules.
+        #[arg(long)]
+        strict: bool,
     },
     /// Split an MCP tools/list result into one tool directory per tool.
     Import {
@@ -175,8 +184,33 @@ impl FormatArg {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ExportArg {
+    /// MCP `Tool` objects.
     Mcp,
+    /// OpenAI function-calling tools.
     Openai,
+    /// Anthropic Messages API tools.
+    Anthropic,
+    /// Gemini function declarations with Gemini `Schema` parameters.
+    Gemini,
+    /// Gemini function declarations with `parameters_json_schema` (lossless).
+    GeminiJsonSchema,
+}
+
+impl ExportArg {
+    pub fn format(self) -> toolreg_core::export::ExportFormat {
+        use toolreg_core::export::ExportFormat;
+        match self {
+            ExportArg::Mcp => ExportFormat::Mcp,
+            ExportArg::Openai => ExportFormat::Openai,
+            ExportArg::Anthropic => ExportFormat::Anthropic,
+            ExportArg::Gemini => ExportFormat::Gemini,
+            ExportArg::GeminiJsonSchema => ExportFormat::GeminiJsonSchema,
+        }
+    }
+}
+
+fn parse_protocol(s: &str) -> Result<toolreg_core::export::McpProtocol, String> {
+    s.parse()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

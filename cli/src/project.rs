@@ -1,4 +1,5 @@
-//! The agent project's `toolreg.toml`: `[registry] url`, the pinned
+//! The agent project's `toolreg.toml`: `[registry] url` (and `log_key`,
+//! `mcp_protocol`), the pinned
 //! requirements under `[tools]` and the consumer policy `[policy] allow`.
 //! Read and written with toml_edit so comments and formatting survive.
 
@@ -112,6 +113,22 @@ impl Project {
                 .as_str()
                 .map(|s| Some(s.to_string()))
                 .ok_or_else(|| self.err("`registry.url` must be a string")),
+        }
+    }
+
+    /// `[registry] mcp_protocol`: the MCP protocol version `toolreg export
+    /// --format mcp` shapes tools for when `--protocol` isn't given.
+    pub fn mcp_protocol(&self) -> Result<Option<toolreg_core::export::McpProtocol>> {
+        match self.doc.get("registry").and_then(|r| r.get("mcp_protocol")) {
+            None => Ok(None),
+            Some(item) => {
+                let text = item
+                    .as_str()
+                    .ok_or_else(|| self.err("`registry.mcp_protocol` must be a string"))?;
+                text.parse()
+                    .map(Some)
+                    .map_err(|e: String| self.err(format!("`registry.mcp_protocol`: {e}")))
+            }
         }
     }
 
@@ -390,5 +407,28 @@ allow = ["http", "prompt", "schema"]   # no code
             err.contains("toolreg.toml:11") && err.contains("allow = [\"http\""),
             "{err}"
         );
+    }
+
+    #[test]
+    fn reads_the_mcp_protocol() {
+        use toolreg_core::export::McpProtocol;
+        assert_eq!(project(SAMPLE).mcp_protocol().unwrap(), None);
+        let p = project("[registry]\nmcp_protocol = \"2025-11-25\"\n");
+        assert_eq!(p.mcp_protocol().unwrap(), Some(McpProtocol::V2025_11_25));
+        let err = project("[registry]\nmcp_protocol = \"2024-11-05\"\n")
+            .mcp_protocol()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("toolreg.toml")
+                && err.contains("registry.mcp_protocol")
+                && err.contains("2025-06-18, 2025-11-25, 2026-07-28"),
+            "{err}"
+        );
+        let err = project("[registry]\nmcp_protocol = 20251125\n")
+            .mcp_protocol()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("must be a string"), "{err}");
     }
 }

@@ -1,10 +1,12 @@
 //! Downloads and blobs: the exact bytes with digest headers and immutable
 //! caching, 304 on `If-None-Match`, counted downloads, blocked versions 403;
-//! definition export in every format.
+//! definition export in every format, with the loss report header and the
+//! MCP protocol and OpenAI strict options.
 
 mod common;
 
 use common::{json, problem, BundleBuilder, TestApp};
+use serde_json::{json, Value};
 use toolreg_core::Tier;
 use toolreg_test_support::both_backends;
 
@@ -235,6 +237,133 @@ async fn definition_exports(app: TestApp) {
     );
 }
 
+async fn definition_exports_for_agent_apis(app: TestApp) {
+    let token = app.user("alice", Tier::Untrusted).await;
+    app.publish_ok(
+        &token,
+        BundleBuilder::corpus(
+            "mcp/spec-tool-with-array-output-schema",
+            "list-users",
+            "1.0.0",
+        )
+        .pack(),
+    )
+    .await;
+    let base = "/api/v1/tools/list-users/1.0.0/definition";
+    let warnings = |res: &reqwest::Response| -> Option<Value> {
+        res.headers()
+            .get("x-toolreg-export-warnings")
+            .map(|h| serde_json::from_str(h.to_str().expect("ASCII header")).expect("JSON header"))
+    };
+
+    // The default MCP export is the newest protocol, unchanged, with no report.
+    let res = app.get(&format!("{base}?format=mcp")).await;
+    assert!(warnings(&res).is_none());
+    let (status, latest) = json(res).await;
+    assert_eq!(status, 200);
+    assert_eq!(latest["outputSchema"]["type"], "array", "{latest:#}");
+    let res = app
+        .get(&format!("{base}?format=mcp&protocol=2026-07-28"))
+        .await;
+    assert!(warnings(&res).is_none());
+    assert_eq!(json(res).await.1, latest);
+
+    // An older protocol wraps the array output, and says so in the header.
+    let res = app
+        .get(&format!("{base}?format=mcp&protocol=2025-11-25"))
+        .await;
+    let report = warnings(&res).expect("a loss report");
+    let (status, old) = json(res).await;
+    assert_eq!(status, 200);
+    assert_eq!(old["outputSchema"]["type"], "object", "{old:#}");
+    assert_eq!(old["outputSchema"]["required"], json!(["result"]));
+    assert_eq!(report[0]["pointer"], "/outputSchema", "{report:#}");
+    assert_eq!(report[0]["keyword"], "type");
+    assert!(report[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("2025-11-25"));
+
+    let (status, a) = json(app.get(&format!("{base}?format=anthropic")).await).await;
+    assert_eq!(status, 200);
+    assert_eq!(a["name"], "list_users");
+    assert_eq!(a["input_schema"]["type"], "object");
+    let (status, g) = json(app.get(&format!("{base}?format=gemini")).await).await;
+    assert_eq!(status, 200);
+    assert_eq!(g["name"], "list_users");
+    assert!(g.get("parameters").is_none(), "no parameters: {g:#}");
+    let (status, gj) = json(app.get(&format!("{base}?format=gemini-json-schema")).await).await;
+    assert_eq!(status, 200);
+    assert_eq!(gj["parameters_json_schema"]["type"], "object");
+    let (status, strict) = json(app.get(&format!("{base}?format=openai&strict=true")).await).await;
+    assert_eq!(status, 200);
+    assert_eq!(strict["function"]["strict"], true);
+    assert_eq!(
+        strict["function"]["parameters"]["additionalProperties"],
+        false
+    );
+    let (_, plain) = json(app.get(&format!("{base}?format=openai&strict=false")).await).await;
+    assert!(plain["function"].get("strict").is_none(), "{plain:#}");
+
+    // Bad values name the parameter and what it takes.
+    for (query, needles) in [
+        (
+            "format=claude",
+            &["format", "anthropic, gemini, gemini-json-schema"][..],
+        ),
+        (
+            "format=mcp&protocol=2024-11-05",
+            &["protocol", "2025-06-18, 2025-11-25, 2026-07-28"][..],
+        ),
+        (
+            "format=openai&protocol=2025-11-25",
+            &["protocol", "format=mcp"][..],
+        ),
+        ("format=openai&strict=yes", &["strict", "true, false"][..]),
+        (
+            "format=gemini&strict=true",
+            &["strict", "format=openai"][..],
+        ),
+    ] {
+        let body = problem(
+            app.get(&format!("{base}?{query}")).await,
+            400,
+            "bad-request",
+        )
+        .await;
+        let detail = body["detail"].as_str().unwrap();
+        for n in needles {
+            assert!(detail.contains(n), "{query}: {detail}");
+        }
+    }
+
+    // A schema strict mode can't follow is refused with the reason.
+    app.publish_ok(
+        &token,
+        BundleBuilder::corpus("mcp/github-issue_write", "issue-write", "1.0.0").pack(),
+    )
+    .await;
+    let body = problem(
+        app.get("/api/v1/tools/issue-write/1.0.0/definition?format=openai&strict=true")
+            .await,
+        422,
+        "unprocessable",
+    )
+    .await;
+    let detail = body["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("openai (strict)") && detail.contains("/inputSchema"),
+        "{detail}"
+    );
+    // ... while the plain export works.
+    let (status, _) = json(
+        app.get("/api/v1/tools/issue-write/1.0.0/definition?format=openai")
+            .await,
+    )
+    .await;
+    assert_eq!(status, 200);
+}
+
 async fn impossible_export_is_422(app: TestApp) {
     // An MCP tool (a declaration) has no execution block to write as Matimo.
     let token = app.user("alice", Tier::Untrusted).await;
@@ -264,5 +393,6 @@ both_backends!(async TestApp::start =>
     blocked_versions_answer_403,
     missing_things_are_404,
     definition_exports,
+    definition_exports_for_agent_apis,
     impossible_export_is_422,
 );

@@ -1,8 +1,13 @@
-//! `toolreg export --format mcp|openai`: the pinned, installed tools as one
-//! JSON array an agent can load (call name, description, parameter schema),
-//! read from each installed bundle's definition.
+//! `toolreg export --format mcp|openai|anthropic|gemini|gemini-json-schema`:
+//! the pinned, installed tools as one JSON array an agent (or a model API)
+//! can load, read from each installed bundle's definition. `--protocol`
+//! shapes MCP tools for an older protocol version (default: `[registry]
+//! mcp_protocol` in toolreg.toml, else the newest), `--strict` asks for
+//! OpenAI strict mode. What a format can't carry over is reported on stderr,
+//! one `warning:` line per loss.
 
 use serde_json::Value;
+use toolreg_core::export::{convert, ExportFormat, ExportOptions, McpProtocol};
 
 use super::{load_tool, read_tool_dir, Context};
 use crate::args::ExportArg;
@@ -10,8 +15,33 @@ use crate::error::{Error, Result};
 use crate::install;
 use crate::lock::{self, Lockfile};
 use crate::output;
+use crate::project::Project;
 
-pub fn run(ctx: &Context, format: ExportArg) -> Result<i32> {
+pub fn run(
+    ctx: &Context,
+    format: ExportArg,
+    protocol: Option<McpProtocol>,
+    strict: bool,
+) -> Result<i32> {
+    let format = format.format();
+    if protocol.is_some() && format != ExportFormat::Mcp {
+        return Err(Error::Usage(format!(
+            "--protocol applies to --format mcp, not --format {format}"
+        )));
+    }
+    if strict && format != ExportFormat::Openai {
+        return Err(Error::Usage(format!(
+            "--strict applies to --format openai, not --format {format}"
+        )));
+    }
+    let protocol = match protocol {
+        Some(p) => p,
+        None => match Project::load(&ctx.cwd)? {
+            Some(project) => project.mcp_protocol()?.unwrap_or_default(),
+            None => McpProtocol::default(),
+        },
+    };
+    let options = ExportOptions { protocol, strict };
     let lock = Lockfile::load(&ctx.cwd)?.ok_or_else(|| Error::Lock {
         path: ctx.cwd.join(lock::FILE).display().to_string(),
         message: "missing: there is nothing pinned to export; run `toolreg add NAME` and `toolreg install`".into(),
@@ -27,10 +57,14 @@ pub fn run(ctx: &Context, format: ExportArg) -> Result<i32> {
         let dir = install::tool_dir(&ctx.cwd, tool);
         let files = read_tool_dir(&dir)?;
         let loaded = load_tool(&dir.display().to_string(), &files)?;
-        list.push(match format {
-            ExportArg::Mcp => toolreg_core::export::to_mcp(&loaded.tool),
-            ExportArg::Openai => toolreg_core::export::to_openai(&loaded.tool),
-        });
+        let converted = convert(&loaded.tool, format, options).map_err(|source| Error::Core {
+            context: format!("{} {}", tool.name, tool.version),
+            source,
+        })?;
+        for w in &converted.warnings {
+            output::status(format!("warning: {} {}: {w}", tool.name, tool.version));
+        }
+        list.push(converted.value);
     }
     output::json(&Value::Array(list));
     Ok(0)

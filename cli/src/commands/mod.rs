@@ -115,7 +115,11 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Add { spec } => add::run(&ctx, &spec.0, spec.1.as_ref()),
         Command::Install { locked } => install::run(&ctx, locked),
         Command::Update { name } => update::run(&ctx, name.as_deref()),
-        Command::Export { format } => export::run(&ctx, format),
+        Command::Export {
+            format,
+            protocol,
+            strict,
+        } => export::run(&ctx, format, protocol, strict),
         Command::Import { file, output } => import::run(&ctx, &file, output.as_deref()),
         Command::Yank { spec, undo } => yank::run(&ctx, &spec.0, &spec.1, undo),
         Command::Owner { action } => owner::run(&ctx, action),
