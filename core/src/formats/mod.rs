@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, Problem};
 use crate::files::ToolFiles;
+use crate::lint::{self, Finding};
 use crate::manifest::{self, ToolToml};
 use crate::model::{Author, Execution, Format, Hints, Tool};
 use crate::name;
@@ -31,6 +32,23 @@ pub struct Loaded {
     pub tool: Tool,
     /// Non-fatal findings (missing description, missing license, ...).
     pub warnings: Vec<Problem>,
+    /// What the definition lint found ([`crate::lint::check`]), in document
+    /// order. Block findings must refuse a publish
+    /// ([`Loaded::refuse_blocks`]); flags are carried by the version.
+    pub findings: Vec<Finding>,
+}
+
+impl Loaded {
+    /// True if any lint finding blocks publishing.
+    pub fn has_blocks(&self) -> bool {
+        self.findings.iter().any(Finding::is_block)
+    }
+
+    /// [`Error::Invalid`] naming every block finding (rule, pointer,
+    /// excerpt), or `Ok` when there is none: the refusal at publish.
+    pub fn refuse_blocks(&self) -> Result<(), Error> {
+        crate::lint::refuse_blocks(&self.findings)
+    }
 }
 
 /// Problems (fatal) and warnings found while reading one definition.
@@ -174,8 +192,12 @@ pub fn detect(files: &ToolFiles) -> Result<(Format, &'static str), Error> {
 }
 
 /// Detect the format of the tool directory, parse its definition, apply
-/// `toolreg.toml`, validate, and return the canonical tool — or
-/// [`Error::Invalid`] with every problem found.
+/// `toolreg.toml`, validate, lint, and return the canonical tool with its
+/// lint findings — or [`Error::Invalid`] with every problem found.
+///
+/// Lint findings never make `load` fail (a stored version must stay
+/// loadable after a rules update); publishing refuses block findings with
+/// [`Loaded::refuse_blocks`].
 pub fn load(files: &ToolFiles) -> Result<Loaded, Error> {
     let (format, file) = detect(files)?;
     let bytes = files.get(file).unwrap_or_default();
@@ -235,10 +257,14 @@ pub fn load(files: &ToolFiles) -> Result<Loaded, Error> {
     };
     let tool = finish(format, file, bytes, draft, manifest.as_ref(), &mut report);
     match tool {
-        Some(tool) if report.problems.is_empty() => Ok(Loaded {
-            tool,
-            warnings: report.warnings,
-        }),
+        Some(tool) if report.problems.is_empty() => {
+            let findings = lint::check(&tool, files);
+            Ok(Loaded {
+                tool,
+                warnings: report.warnings,
+                findings,
+            })
+        }
         _ => Err(Error::Invalid(report.problems)),
     }
 }

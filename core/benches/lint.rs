@@ -1,0 +1,2 @@
+//! Lint throughput (placeholder, filled in below).
+fn main() {}
