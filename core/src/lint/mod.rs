@@ -254,15 +254,21 @@ fn fix(rule: Rule) -> &'static str {
     }
 }
 
+/// The block findings as [`Problem`]s naming the rule, the pointer and the
+/// excerpt (empty when nothing blocks).
+pub fn block_problems(findings: &[Finding]) -> Vec<Problem> {
+    findings
+        .iter()
+        .filter(|f| f.is_block())
+        .map(Finding::to_problem)
+        .collect()
+}
+
 /// The block findings as [`Error::Invalid`], one [`Problem`] each naming the
 /// rule, pointer and excerpt; `Ok` when there are none. This is the refusal
 /// at publish.
 pub fn refuse_blocks(findings: &[Finding]) -> Result<(), Error> {
-    let problems: Vec<Problem> = findings
-        .iter()
-        .filter(|f| f.is_block())
-        .map(Finding::to_problem)
-        .collect();
+    let problems = block_problems(findings);
     if problems.is_empty() {
         Ok(())
     } else {

@@ -23,7 +23,7 @@
 
 use std::sync::LazyLock;
 
-use regex::{Regex, RegexSet};
+use regex::bytes::{Regex, RegexSet};
 
 use super::text::Normalized;
 use super::walk::{Role, Site};
@@ -64,14 +64,14 @@ const PATTERNS: &[Pattern] = &[
         rule: Rule::P2,
         scope: Scope::All,
         what: "an instruction override",
-        regex: r"\b(?:ignore|disregard|forget|override|bypass)\s{1,3}(?:(?:all|any|the|your|of|these|those|my)\s{1,3}){0,3}(?:previous|prior|above|earlier|preceding|original|system|existing|other)\s{1,3}(?:instructions?|prompts?|rules|directions|guidelines|directives|messages|context)\b|\byou\s{1,3}are\s{1,3}now\b|\bnew\s{1,3}(?:system\s{1,3})?instructions?\s{0,3}[:\-—]|\b(?:here\s{1,3}are|these\s{1,3}are|follow|obey)\s{1,3}(?:the\s{1,3}|your\s{1,3}|these\s{1,3})?new\s{1,3}instructions\b",
+        regex: r"\b(?:ignore|disregard|forget|override|bypass)\s{1,3}(?:(?:all|any|the|your|of|these|those|my)\s{1,3}){0,3}(?:previous|prior|above|earlier|preceding|original|system|existing|other)\s{1,3}(?:instructions?|prompts?|rules|directions|guidelines|directives|messages|context)\b|\byou\s{1,3}are\s{1,3}now\b|\bnew\s{1,3}(?:system\s{1,3})?instructions?\s{0,3}(?::|-|\xE2\x80\x94)|\b(?:here\s{1,3}are|these\s{1,3}are|follow|obey)\s{1,3}(?:the\s{1,3}|your\s{1,3}|these\s{1,3})?new\s{1,3}instructions\b",
     },
     // P3
     Pattern {
         rule: Rule::P3,
         scope: Scope::All,
         what: "concealment from the user",
-        regex: r"\b(?:do\s{1,3}not|don'?t|never|must\s{1,3}not|should\s{1,3}not)\s{1,3}(?:tell|mention|inform|notify|alert|reveal\s{1,3}(?:this|it)\s{1,3}to|disclose\s{1,3}(?:this|it)\s{1,3}to|let)\b[^.!?;\n]{0,30}?\b(?:the\s{1,3})?users?(?:[^'’\w]|$)|\b(?:do\s{1,3}not|don'?t|never)\s{1,3}(?:mention|reveal|disclose)\s{1,3}(?:that|this|it)\s{1,3}(?:you|the\s{1,3}tool|we)\b|\bwithout\s{1,3}(?:the\s{1,3})?(?:user|them|anyone)\s{1,3}(?:knowing|noticing|seeing|being\s{1,3}(?:aware|told|informed|notified))\b|\bwithout\s{1,3}(?:telling|informing|notifying|alerting|asking)\s{1,3}(?:the\s{1,3})?users?\b|\b(?:hide|conceal|keep)\s{1,3}(?:this|it|that|these)\s{1,3}(?:secret\s{1,3})?from\s{1,3}(?:the\s{1,3})?users?\b|\bthe\s{1,3}user\s{1,3}(?:must|should)\s{1,3}(?:not|never)\s{1,3}(?:know|see|be\s{1,3}told|find\s{1,3}out)\b|\bsecretly\b|\b(?:silently|quietly|covertly)\s{1,3}(?:\w{1,20}\s{1,3}){0,2}?(?:send|sends|read|reads|include|copy|forward|upload|pass|exfiltrat\w*|collect|bcc|share|post|leak|attach|transmit)\b",
+        regex: r"\b(?:do\s{1,3}not|don'?t|never|must\s{1,3}not|should\s{1,3}not)\s{1,3}(?:tell|mention|inform|notify|alert|reveal\s{1,3}(?:this|it)\s{1,3}to|disclose\s{1,3}(?:this|it)\s{1,3}to|let)\b[^.!?;\n]{0,30}?\b(?:the\s{1,3})?users?(?:[^'A-Za-z0-9_\xE2]|$)|\b(?:do\s{1,3}not|don'?t|never)\s{1,3}(?:mention|reveal|disclose)\s{1,3}(?:that|this|it)\s{1,3}(?:you|the\s{1,3}tool|we)\b|\bwithout\s{1,3}(?:the\s{1,3})?(?:user|them|anyone)\s{1,3}(?:knowing|noticing|seeing|being\s{1,3}(?:aware|told|informed|notified))\b|\bwithout\s{1,3}(?:telling|informing|notifying|alerting|asking)\s{1,3}(?:the\s{1,3})?users?\b|\b(?:hide|conceal|keep)\s{1,3}(?:this|it|that|these)\s{1,3}(?:secret\s{1,3})?from\s{1,3}(?:the\s{1,3})?users?\b|\bthe\s{1,3}user\s{1,3}(?:must|should)\s{1,3}(?:not|never)\s{1,3}(?:know|see|be\s{1,3}told|find\s{1,3}out)\b|\bsecretly\b|\b(?:silently|quietly|covertly)\s{1,3}(?:\w{1,20}\s{1,3}){0,2}?(?:send|sends|read|reads|include|copy|forward|upload|pass|exfiltrat\w*|collect|bcc|share|post|leak|attach|transmit)\b",
     },
     // P4
     Pattern {
@@ -96,11 +96,11 @@ const PATTERNS: &[Pattern] = &[
     },
 ];
 
-/// `\b` as an ASCII word boundary: the regex engine's fast path does not
-/// support Unicode word boundaries on non-ASCII text, and every word the
-/// patterns look for is ASCII (the text is NFKC-normalized first).
+/// Patterns run on bytes with ASCII classes (`(?-u)`): the text is
+/// NFKC-normalized first, so every word they look for is ASCII, and byte
+/// classes keep the automata small and the search on the fast path.
 fn compile(pattern: &str) -> String {
-    format!("(?i){}", pattern.replace(r"\b", r"(?-u:\b)"))
+    format!("(?i-u){pattern}")
 }
 
 static SET: LazyLock<RegexSet> = LazyLock::new(|| {
@@ -126,8 +126,9 @@ static EXFIL: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// P9: candidate encoded runs.
-static ENCODED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[A-Za-z0-9+/_-]{40,}={0,2}").expect("the P9 pattern is valid"));
+static ENCODED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?-u)[A-Za-z0-9+/_-]{40,}={0,2}").expect("the P9 pattern is valid")
+});
 
 /// Common tool names of agent hosts and popular MCP servers: naming one in a
 /// description is how a tool shadows another ("when send_email is used,
@@ -172,7 +173,7 @@ static TOOLS: LazyLock<Regex> = LazyLock::new(|| {
     let names: Vec<String> = TOOL_NAMES.iter().map(|n| name_pattern(n)).collect();
     let words = TOOL_WORDS.join("|");
     Regex::new(&format!(
-        r"(?-u:\b)(?P<name>{})(?-u:\b)|`(?P<word>{words})`|(?i:(?-u:\b)(?P<word2>{words})\s{{1,3}}tool(?-u:\b))",
+        r"(?-u)\b(?P<name>{})\b|`(?P<word>{words})`|(?i:\b(?P<word2>{words})\s{{1,3}}tool\b)",
         names.join("|")
     ))
     .expect("the P6 pattern is valid")
@@ -258,6 +259,21 @@ pub(crate) fn check(ctx: &Context, site: &Site<'_>, out: &mut Findings) {
     if site.text.len() < 3 {
         return;
     }
+    // Plain ASCII words (`type`, `string`, `per_page`, `get-weather`) can
+    // only hit the private key file names of P4 and P8: every other pattern
+    // needs a space, punctuation or a non-ASCII character. Most strings of a
+    // definition are such words.
+    if site
+        .text
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        && !site.text.contains("id_")
+    {
+        if site.role == Role::PropertyName {
+            parameter_name(site, out);
+        }
+        return;
+    }
     let norm = Normalized::new(site.text);
     let text: &str = &norm.text;
     let is_text = site.role == Role::Text;
@@ -266,18 +282,23 @@ pub(crate) fn check(ctx: &Context, site: &Site<'_>, out: &mut Findings) {
         site.report(out, rule, Severity::Flag, s, e, message, false);
     };
 
-    for idx in SET.matches(text).iter() {
+    let bytes = text.as_bytes();
+    for idx in SET.matches(bytes).iter() {
         let p = &PATTERNS[idx];
         if p.scope == Scope::Text && !is_text {
             continue;
         }
-        for m in REGEXES[idx].find_iter(text) {
+        for m in REGEXES[idx].find_iter(bytes) {
             report(
                 out,
                 p.rule,
                 m.start(),
                 m.end(),
-                format!("{}: `{}`", p.what, super::text::escape(m.as_str())),
+                format!(
+                    "{}: `{}`",
+                    p.what,
+                    super::text::escape(&lossy(m.as_bytes()))
+                ),
             );
         }
     }
@@ -286,14 +307,15 @@ pub(crate) fn check(ctx: &Context, site: &Site<'_>, out: &mut Findings) {
         || text.contains("://")
         || text.bytes().filter(|b| *b == b'.').count() >= 3
     {
-        for caps in EXFIL.captures_iter(text) {
+        for caps in EXFIL.captures_iter(bytes) {
             let (Some(m), Some(addr)) = (
                 caps.get(0),
                 caps.name("addr").or_else(|| caps.name("addr2")),
             ) else {
                 continue;
             };
-            let a = addr.as_str();
+            let a = lossy(addr.as_bytes());
+            let a = a.as_ref();
             let host =
                 host_of(a).or_else(|| a.rsplit_once('@').map(|(_, h)| h.to_ascii_lowercase()));
             let host = host.unwrap_or_else(|| a.to_string());
@@ -307,7 +329,7 @@ pub(crate) fn check(ctx: &Context, site: &Site<'_>, out: &mut Findings) {
                 m.end(),
                 format!(
                     "an address after a sending word: `{}`",
-                    super::text::escape(m.as_str())
+                    super::text::escape(&lossy(m.as_bytes()))
                 ),
             );
         }
@@ -322,6 +344,10 @@ pub(crate) fn check(ctx: &Context, site: &Site<'_>, out: &mut Findings) {
     }
 }
 
+fn lossy(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(b)
+}
+
 /// P6: common agent tool names that are not this tool's own.
 fn shadowing(
     ctx: &Context,
@@ -330,7 +356,7 @@ fn shadowing(
     site: &Site<'_>,
     out: &mut Findings,
 ) {
-    for caps in TOOLS.captures_iter(text) {
+    for caps in TOOLS.captures_iter(text.as_bytes()) {
         let Some(m) = caps
             .name("name")
             .or_else(|| caps.name("word"))
@@ -338,7 +364,8 @@ fn shadowing(
         else {
             continue;
         };
-        let name = normalize_tool_name(m.as_str());
+        let found = lossy(m.as_bytes());
+        let name = normalize_tool_name(&found);
         if ctx.own_names.iter().any(|own| own.contains(&name)) {
             continue;
         }
@@ -350,7 +377,7 @@ fn shadowing(
             Severity::Flag,
             s,
             e,
-            format!("names another tool, `{}`", m.as_str()),
+            format!("names another tool, `{found}`"),
             false,
         );
     }
@@ -359,8 +386,9 @@ fn shadowing(
 /// P9: long base64 or hex runs in prose (not `data:` URIs, paths or
 /// snake_case words).
 fn encoded(text: &str, norm: &Normalized<'_>, site: &Site<'_>, out: &mut Findings) {
-    for m in ENCODED.find_iter(text) {
-        let run = m.as_str();
+    for m in ENCODED.find_iter(text.as_bytes()) {
+        let run = lossy(m.as_bytes());
+        let run = run.as_ref();
         let before = &text[..m.start()];
         if before.ends_with("base64,") {
             continue;

@@ -21,7 +21,7 @@
 
 use std::sync::LazyLock;
 
-use regex::{Regex, RegexSet};
+use regex::bytes::{Regex, RegexSet};
 
 use super::text::{char_index, entropy};
 use super::walk::Site;
@@ -95,13 +95,14 @@ const FORMATS: &[Format] = &[
 ];
 
 static SET: LazyLock<RegexSet> = LazyLock::new(|| {
-    RegexSet::new(FORMATS.iter().map(|f| f.pattern)).expect("the S1 patterns are valid")
+    RegexSet::new(FORMATS.iter().map(|f| format!("(?-u){}", f.pattern)))
+        .expect("the S1 patterns are valid")
 });
 
 static REGEXES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     FORMATS
         .iter()
-        .map(|f| Regex::new(f.pattern).expect("the S1 patterns are valid"))
+        .map(|f| Regex::new(&format!("(?-u){}", f.pattern)).expect("the S1 patterns are valid"))
         .collect()
 });
 
@@ -109,13 +110,13 @@ static REGEXES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 /// runs of `x`, `*`, `.` or `0`, and words that say "not a real value".
 static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?ix)
+        r"(?ix-u)
         \$\{[^}]{1,80}\}
         | \$[A-Z_][A-Z0-9_]{1,80}
         | \{\{[^}]{1,80}\}\}
         | \{[A-Za-z_][A-Za-z0-9_.-]{0,80}\}
         | <[A-Za-z_][A-Za-z0-9_ .-]{0,80}>
-        | x{4,} | \*{3,} | \.\.\. | … | 0{8,}
+        | x{4,} | \*{3,} | \.\.\. | \xE2\x80\xA6 | 0{8,}
         | your[_ -]? | example | placeholder | dummy | redacted | changeme | replace[_ -]?me
         | insert[_ -] | <secret> | sample
         ",
@@ -170,7 +171,7 @@ pub(crate) fn is_client_secret_key(key: &str) -> bool {
 
 /// True if `s` is (or holds) a placeholder rather than a value.
 pub fn is_placeholder(s: &str) -> bool {
-    PLACEHOLDER.is_match(s)
+    PLACEHOLDER.is_match(s.as_bytes())
 }
 
 /// Run `S1` on one string.
@@ -178,12 +179,15 @@ pub(crate) fn check(site: &Site<'_>, out: &mut Findings) {
     let s = site.text;
     let mut found = false;
     if s.len() >= 16 {
-        for idx in SET.matches(s).iter() {
-            for caps in REGEXES[idx].captures_iter(s) {
+        for idx in SET.matches(s.as_bytes()).iter() {
+            for caps in REGEXES[idx].captures_iter(s.as_bytes()) {
                 let whole = caps.get(0).expect("group 0 always matches");
-                let random = caps.name("secret").map_or(whole.as_str(), |m| m.as_str());
-                if is_placeholder(whole.as_str())
-                    || (caps.name("secret").is_some() && !looks_random(random))
+                let text = String::from_utf8_lossy(whole.as_bytes());
+                let random = caps
+                    .name("secret")
+                    .map_or(text.clone(), |m| String::from_utf8_lossy(m.as_bytes()));
+                if is_placeholder(&text)
+                    || (caps.name("secret").is_some() && !looks_random(&random))
                 {
                     continue;
                 }

@@ -177,12 +177,12 @@ pub(crate) fn entropy(s: &str) -> f64 {
         .sum()
 }
 
-/// The char index of byte offset `b` in `s`.
+/// The index of the char holding byte offset `b` of `s`.
 pub(crate) fn char_index(s: &str, b: usize) -> usize {
     if s.is_ascii() {
-        b
+        b.min(s.len())
     } else {
-        s[..b].chars().count()
+        s.char_indices().take_while(|&(i, _)| i < b).count()
     }
 }
 
