@@ -104,6 +104,8 @@ pub(crate) struct Draft {
     pub icons: Vec<Value>,
     pub examples: Vec<Value>,
     pub extensions: Map<String, Value>,
+    /// The whole document as read (its JSON form), for the lint.
+    pub document: Option<Value>,
 }
 
 impl Draft {
@@ -135,6 +137,7 @@ impl Draft {
             icons: Vec::new(),
             examples: Vec::new(),
             extensions: Map::new(),
+            document: None,
         }
     }
 }
@@ -252,13 +255,19 @@ pub fn load(files: &ToolFiles) -> Result<Loaded, Error> {
         Format::Mcp => mcp::parse(text, &mut report),
         Format::Prompt => prompt::parse(text, &mut report),
     };
-    let Some(draft) = draft else {
+    let Some(mut draft) = draft else {
         return Err(Error::Invalid(report.problems));
     };
+    let document = draft.document.take();
     let tool = finish(format, file, bytes, draft, manifest.as_ref(), &mut report);
     match tool {
         Some(tool) if report.problems.is_empty() => {
-            let findings = lint::check(&tool, files);
+            // The lint reads the document already parsed above.
+            let manifest_text = files
+                .get(manifest::FILE_NAME)
+                .and_then(|raw| std::str::from_utf8(raw).ok());
+            let findings =
+                lint::check_parsed(&lint::Context::of(&tool), document.as_ref(), manifest_text);
             Ok(Loaded {
                 tool,
                 warnings: report.warnings,
