@@ -103,9 +103,16 @@ fn compile(pattern: &str) -> String {
     format!("(?i-u){pattern}")
 }
 
+/// One pass over a string decides which rules need a closer look: the
+/// phrase patterns, then the P7, P6 and P9 candidates (indexes after them).
 static SET: LazyLock<RegexSet> = LazyLock::new(|| {
-    RegexSet::new(PATTERNS.iter().map(|p| compile(p.regex))).expect("the P patterns are valid")
+    let mut all: Vec<String> = PATTERNS.iter().map(|p| compile(p.regex)).collect();
+    all.extend([exfil_source(), tools_source(), ENCODED_SOURCE.to_string()]);
+    RegexSet::new(all).expect("the P patterns are valid")
 });
+const EXFIL_HIT: usize = PATTERNS.len();
+const TOOLS_HIT: usize = PATTERNS.len() + 1;
+const ENCODED_HIT: usize = PATTERNS.len() + 2;
 
 static REGEXES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     PATTERNS
@@ -116,19 +123,21 @@ static REGEXES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 
 /// P7: a sending verb, then within a bounded window `to` and an address;
 /// or BCC/CC directly followed by an address.
-static EXFIL: LazyLock<Regex> = LazyLock::new(|| {
+static EXFIL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&exfil_source()).expect("the P7 pattern is valid"));
+
+fn exfil_source() -> String {
     let addr = format!("(?P<addr>{URL}|{EMAIL}|{IP})");
     let addr2 = format!("(?P<addr2>{URL}|{EMAIL}|{IP})");
-    Regex::new(&compile(&format!(
+    compile(&format!(
         r"\b(?:send|upload|post|forward|exfiltrat\w*|transmit|copy|leak|report|share|deliver|relay|submit|bcc|cc)\w{{0,4}}\b[^\n]{{0,60}}?\b(?:to|into)\s{{1,3}}{addr}|\b(?:bcc|cc)\b\s{{0,3}}:?\s{{0,3}}(?:(?:to|always|also|every|all|a\s{{1,3}}copy\s{{1,3}}to)\s{{1,3}}){{0,3}}{addr2}"
-    )))
-    .expect("the P7 pattern is valid")
-});
+    ))
+}
 
 /// P9: candidate encoded runs.
-static ENCODED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?-u)[A-Za-z0-9+/_-]{40,}={0,2}").expect("the P9 pattern is valid")
-});
+static ENCODED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(ENCODED_SOURCE).expect("the P9 pattern is valid"));
+const ENCODED_SOURCE: &str = r"(?-u)[A-Za-z0-9+/_-]{40,}={0,2}";
 
 /// Common tool names of agent hosts and popular MCP servers: naming one in a
 /// description is how a tool shadows another ("when send_email is used,
@@ -169,15 +178,17 @@ const TOOL_NAMES: &[&str] = &[
 /// (as plain words they are ordinary prose).
 const TOOL_WORDS: &[&str] = &["bash", "shell", "terminal", "computer", "python", "exec"];
 
-static TOOLS: LazyLock<Regex> = LazyLock::new(|| {
+static TOOLS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&tools_source()).expect("the P6 pattern is valid"));
+
+fn tools_source() -> String {
     let names: Vec<String> = TOOL_NAMES.iter().map(|n| name_pattern(n)).collect();
     let words = TOOL_WORDS.join("|");
-    Regex::new(&format!(
+    format!(
         r"(?-u)\b(?P<name>{})\b|`(?P<word>{words})`|(?i:\b(?P<word2>{words})\s{{1,3}}tool\b)",
         names.join("|")
-    ))
-    .expect("the P6 pattern is valid")
-});
+    )
+}
 
 /// `send_email` also as `send-email` and `sendEmail`.
 fn name_pattern(name: &str) -> String {
@@ -283,7 +294,8 @@ pub(crate) fn check(ctx: &Context, site: &Site<'_>, out: &mut Findings) {
     };
 
     let bytes = text.as_bytes();
-    for idx in SET.matches(bytes).iter() {
+    let hits = SET.matches(bytes);
+    for idx in hits.iter().filter(|&i| i < PATTERNS.len()) {
         let p = &PATTERNS[idx];
         if p.scope == Scope::Text && !is_text {
             continue;
@@ -303,10 +315,7 @@ pub(crate) fn check(ctx: &Context, site: &Site<'_>, out: &mut Findings) {
         }
     }
 
-    if text.contains('@')
-        || text.contains("://")
-        || text.bytes().filter(|b| *b == b'.').count() >= 3
-    {
+    if hits.matched(EXFIL_HIT) {
         for caps in EXFIL.captures_iter(bytes) {
             let (Some(m), Some(addr)) = (
                 caps.get(0),
@@ -336,8 +345,12 @@ pub(crate) fn check(ctx: &Context, site: &Site<'_>, out: &mut Findings) {
     }
 
     if is_text && text.contains(char::is_whitespace) {
-        shadowing(ctx, text, &norm, site, out);
-        encoded(text, &norm, site, out);
+        if hits.matched(TOOLS_HIT) {
+            shadowing(ctx, text, &norm, site, out);
+        }
+        if hits.matched(ENCODED_HIT) {
+            encoded(text, &norm, site, out);
+        }
     }
     if site.role == Role::PropertyName {
         parameter_name(site, out);
