@@ -282,6 +282,12 @@ fn s1_a_github_token_in_a_matimo_authorization_header_is_blocked() {
         f.excerpt
     );
     assert!(f.excerpt.contains("ghp_"), "{}", f.excerpt);
+    assert_eq!(
+        loaded.findings.len(),
+        1,
+        "only S1, no excerpt repeating the secret: {:#?}",
+        loaded.findings
+    );
     // The publish refusal names the rule, the pointer and the excerpt.
     let err = loaded.refuse_blocks().unwrap_err();
     let p = &err.problems()[0];

@@ -174,8 +174,8 @@ pub fn is_placeholder(s: &str) -> bool {
     PLACEHOLDER.is_match(s.as_bytes())
 }
 
-/// Run `S1` on one string.
-pub(crate) fn check(site: &Site<'_>, out: &mut Findings) {
+/// Run `S1` on one string; true if it holds a credential.
+pub(crate) fn check(site: &Site<'_>, out: &mut Findings) -> bool {
     let s = site.text;
     let mut found = false;
     if s.len() >= 16 {
@@ -205,7 +205,7 @@ pub(crate) fn check(site: &Site<'_>, out: &mut Findings) {
         }
     }
     if found || !site.secret_key {
-        return;
+        return found;
     }
     // A value under a secret-like key: `Bearer <token>` or the value itself.
     let trimmed = s.trim();
@@ -214,7 +214,7 @@ pub(crate) fn check(site: &Site<'_>, out: &mut Findings) {
         .find_map(|p| trimmed.strip_prefix(p))
         .unwrap_or(trimmed);
     if value.is_empty() || is_placeholder(value) {
-        return;
+        return false;
     }
     let secret = if site.client_secret {
         true
@@ -242,6 +242,7 @@ pub(crate) fn check(site: &Site<'_>, out: &mut Findings) {
             true,
         );
     }
+    secret
 }
 
 /// Random-looking: letters and digits mixed, and at least 3 bits of

@@ -197,8 +197,11 @@ impl<'a> Walker<'_, 'a> {
             client_secret,
         };
         unicode::check(&site, out);
-        secrets::check(&site, out);
-        prose::check(self.ctx, &site, out);
+        // A string holding a credential is reported once, as S1: other
+        // findings would repeat the secret in their excerpts.
+        if !secrets::check(&site, out) {
+            prose::check(self.ctx, &site, out);
+        }
     }
 
     /// The last `n`-th key of the path (0 = the last segment), if a key.
