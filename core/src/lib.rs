@@ -7,11 +7,14 @@
 //!
 //! * [`ToolFiles`] — a tool directory in memory (read from disk or unpacked
 //!   from a bundle by [`bundle::unpack`]).
-//! * [`load`] — detect the format, parse, apply `toolreg.toml`, validate, and
-//!   return the canonical [`Tool`] with its warnings, or every problem at once.
+//! * [`load`] — detect the format, parse, apply `toolreg.toml`, validate, lint,
+//!   and return the canonical [`Tool`] with its warnings and lint findings, or
+//!   every problem at once.
 //! * [`bundle::pack`] — deterministic `.tar.gz` of a tool directory.
 //! * [`export`] — the model as MCP, OpenAI function or Matimo definitions.
 //! * [`policy`] — execution kinds, publisher tiers and the policy between them.
+//! * [`lint`] — the definition lint: hidden characters, live credentials and
+//!   injected instructions in any string of a definition, as [`Finding`]s.
 
 #![warn(missing_docs)]
 
@@ -21,6 +24,7 @@ pub mod error;
 pub mod export;
 pub mod files;
 pub mod formats;
+pub mod lint;
 pub mod manifest;
 pub mod model;
 pub mod name;
@@ -31,5 +35,6 @@ pub mod validate;
 pub use error::{Error, Problem};
 pub use files::ToolFiles;
 pub use formats::{load, Loaded};
+pub use lint::{Finding, Rule, Severity};
 pub use model::{Author, Execution, Format, Hints, Tool};
 pub use policy::{ExecutionKind, Policy, Tier};

@@ -1,6 +1,9 @@
 //! `toolreg publish [PATH] [--dry-run]`: validate locally (every problem
-//! with its path), pack deterministically, upload with a progress bar
-//! (hidden when stderr is not a terminal), and print name, version, sha256.
+//! with its path, and the definition lint's findings), pack
+//! deterministically, upload with a progress bar (hidden when stderr is not
+//! a terminal), and print name, version, sha256. A block finding (hidden
+//! characters, a live credential) stops the publish before anything is
+//! uploaded, dry run or not.
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -8,8 +11,8 @@ use std::path::Path;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
-use super::{pack, Context};
-use crate::error::Result;
+use super::{pack, validate, Context};
+use crate::error::{Error, Result};
 use crate::output;
 
 pub fn run(ctx: &Context, path: Option<&Path>, dry_run: bool) -> Result<i32> {
@@ -21,6 +24,14 @@ pub fn run(ctx: &Context, path: Option<&Path>, dry_run: bool) -> Result<i32> {
         for w in &packed.loaded.warnings {
             output::status(format!("warning: {w}"));
         }
+        validate::print_flags(&packed.loaded);
+    }
+    let blocks = toolreg_core::lint::block_problems(&packed.loaded.findings);
+    if !blocks.is_empty() {
+        return Err(Error::Invalid {
+            what: dir.display().to_string(),
+            problems: blocks,
+        });
     }
     if dry_run {
         if ctx.json {
@@ -28,6 +39,7 @@ pub fn run(ctx: &Context, path: Option<&Path>, dry_run: bool) -> Result<i32> {
                 "dry_run": true, "name": name, "version": version,
                 "sha256": packed.sha256, "size": packed.bytes.len(),
                 "format": t.format, "execution": t.execution.kind,
+                "findings": packed.loaded.findings,
             }));
         } else {
             crate::outln!(
@@ -41,7 +53,7 @@ pub fn run(ctx: &Context, path: Option<&Path>, dry_run: bool) -> Result<i32> {
     }
     let client = ctx.client_here()?;
     if !client.has_token() {
-        return Err(crate::error::Error::NoToken {
+        return Err(Error::NoToken {
             registry: client.registry().to_string(),
         });
     }

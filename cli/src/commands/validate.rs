@@ -1,6 +1,9 @@
 //! `toolreg validate [PATH]`: validate a tool directory or a single
 //! definition file and report every problem at once, each with its field
-//! path. Exit 0 valid, 1 invalid, 2 usage (including a path that does not exist).
+//! path, then the definition lint's findings (rule, pointer, excerpt). A
+//! block finding (hidden characters, a live credential) makes the
+//! definition invalid. Exit 0 valid, 1 invalid, 2 usage (including a path
+//! that does not exist).
 
 use std::path::Path;
 
@@ -18,28 +21,40 @@ pub fn run(ctx: &Context, path: Option<&Path>) -> Result<i32> {
     match load_tool(&what, &files) {
         Ok(loaded) => {
             let t = &loaded.tool;
+            let blocks = toolreg_core::lint::block_problems(&loaded.findings);
             if ctx.json {
                 output::json(&json!({
-                    "valid": true,
+                    "valid": blocks.is_empty(),
                     "name": t.registry_name,
                     "call_name": t.call_name,
                     "version": t.version.to_string(),
                     "format": t.format,
                     "execution": t.execution.kind,
                     "warnings": loaded.warnings,
-                    "problems": [],
+                    "findings": loaded.findings,
+                    "problems": blocks,
                 }));
-            } else {
-                crate::outln!(
-                    "{what}: valid {} tool {} {} (execution: {})",
-                    t.format,
-                    t.registry_name,
-                    t.version,
-                    t.execution.kind
-                );
-                for w in &loaded.warnings {
-                    crate::outln!("  warning: {w}");
-                }
+                return Ok(if blocks.is_empty() { 0 } else { 1 });
+            }
+            if !blocks.is_empty() {
+                print_flags(&loaded);
+                return Err(Error::Invalid {
+                    what,
+                    problems: blocks,
+                });
+            }
+            crate::outln!(
+                "{what}: valid {} tool {} {} (execution: {})",
+                t.format,
+                t.registry_name,
+                t.version,
+                t.execution.kind
+            );
+            for w in &loaded.warnings {
+                crate::outln!("  warning: {w}");
+            }
+            for f in &loaded.findings {
+                crate::outln!("  finding: {f}");
             }
             Ok(0)
         }
@@ -48,6 +63,13 @@ pub fn run(ctx: &Context, path: Option<&Path>) -> Result<i32> {
             Ok(1)
         }
         Err(e) => Err(e),
+    }
+}
+
+/// The flag findings, as status lines (the blocks are in the error).
+pub fn print_flags(loaded: &toolreg_core::Loaded) {
+    for f in loaded.findings.iter().filter(|f| !f.is_block()) {
+        output::status(format!("finding: {f}"));
     }
 }
 

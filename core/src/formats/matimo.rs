@@ -236,6 +236,7 @@ pub(crate) fn parse(text: &str, files: &ToolFiles, report: &mut Report) -> Optio
             draft.extensions.insert(k.clone(), v.clone());
         }
     }
+    draft.document = Some(Value::Object(doc));
     Some(draft)
 }
 

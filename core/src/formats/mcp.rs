@@ -180,6 +180,7 @@ pub(crate) fn parse(text: &str, report: &mut Report) -> Option<Draft> {
             draft.extensions.insert(k.clone(), v.clone());
         }
     }
+    draft.document = Some(Value::Object(doc));
     Some(draft)
 }
 

@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, Problem};
 use crate::files::ToolFiles;
+use crate::lint::{self, Finding};
 use crate::manifest::{self, ToolToml};
 use crate::model::{Author, Execution, Format, Hints, Tool};
 use crate::name;
@@ -31,6 +32,23 @@ pub struct Loaded {
     pub tool: Tool,
     /// Non-fatal findings (missing description, missing license, ...).
     pub warnings: Vec<Problem>,
+    /// What the definition lint found ([`crate::lint::check`]), in document
+    /// order. Block findings must refuse a publish
+    /// ([`Loaded::refuse_blocks`]); flags are carried by the version.
+    pub findings: Vec<Finding>,
+}
+
+impl Loaded {
+    /// True if any lint finding blocks publishing.
+    pub fn has_blocks(&self) -> bool {
+        self.findings.iter().any(Finding::is_block)
+    }
+
+    /// [`Error::Invalid`] naming every block finding (rule, pointer,
+    /// excerpt), or `Ok` when there is none: the refusal at publish.
+    pub fn refuse_blocks(&self) -> Result<(), Error> {
+        crate::lint::refuse_blocks(&self.findings)
+    }
 }
 
 /// Problems (fatal) and warnings found while reading one definition.
@@ -86,6 +104,8 @@ pub(crate) struct Draft {
     pub icons: Vec<Value>,
     pub examples: Vec<Value>,
     pub extensions: Map<String, Value>,
+    /// The whole document as read (its JSON form), for the lint.
+    pub document: Option<Value>,
 }
 
 impl Draft {
@@ -117,6 +137,7 @@ impl Draft {
             icons: Vec::new(),
             examples: Vec::new(),
             extensions: Map::new(),
+            document: None,
         }
     }
 }
@@ -174,8 +195,12 @@ pub fn detect(files: &ToolFiles) -> Result<(Format, &'static str), Error> {
 }
 
 /// Detect the format of the tool directory, parse its definition, apply
-/// `toolreg.toml`, validate, and return the canonical tool — or
-/// [`Error::Invalid`] with every problem found.
+/// `toolreg.toml`, validate, lint, and return the canonical tool with its
+/// lint findings — or [`Error::Invalid`] with every problem found.
+///
+/// Lint findings never make `load` fail (a stored version must stay
+/// loadable after a rules update); publishing refuses block findings with
+/// [`Loaded::refuse_blocks`].
 pub fn load(files: &ToolFiles) -> Result<Loaded, Error> {
     let (format, file) = detect(files)?;
     let bytes = files.get(file).unwrap_or_default();
@@ -230,15 +255,25 @@ pub fn load(files: &ToolFiles) -> Result<Loaded, Error> {
         Format::Mcp => mcp::parse(text, &mut report),
         Format::Prompt => prompt::parse(text, &mut report),
     };
-    let Some(draft) = draft else {
+    let Some(mut draft) = draft else {
         return Err(Error::Invalid(report.problems));
     };
+    let document = draft.document.take();
     let tool = finish(format, file, bytes, draft, manifest.as_ref(), &mut report);
     match tool {
-        Some(tool) if report.problems.is_empty() => Ok(Loaded {
-            tool,
-            warnings: report.warnings,
-        }),
+        Some(tool) if report.problems.is_empty() => {
+            // The lint reads the document already parsed above.
+            let manifest_text = files
+                .get(manifest::FILE_NAME)
+                .and_then(|raw| std::str::from_utf8(raw).ok());
+            let findings =
+                lint::check_parsed(&lint::Context::of(&tool), document.as_ref(), manifest_text);
+            Ok(Loaded {
+                tool,
+                warnings: report.warnings,
+                findings,
+            })
+        }
         _ => Err(Error::Invalid(report.problems)),
     }
 }

@@ -5,7 +5,10 @@
 //! the display `name`), the call name is `id` or a slug of `name`, `name` is
 //! the title; `parameters`, `result` and `configurations` are JSON Schemas;
 //! `oauth[]` are the auth needs (a non-empty `clientSecret` is refused: it is
-//! a secret in the definition); `tools[]` are dependencies. Every Shinkai
+//! a secret in the definition — the lint's `S1` reports the same, and every
+//! other credential in every format, as a block finding; this check stays so
+//! that loading alone refuses a client secret, as before); `tools[]` are
+//! dependencies. Every Shinkai
 //! tool runs its code, so its execution kind is always `function`. Unknown
 //! keys (`runner`, `homePage`, `sql_tables`, `output_arg`, ...) are kept.
 
@@ -236,6 +239,7 @@ pub(crate) fn parse(text: &str, files: &ToolFiles, report: &mut Report) -> Optio
             draft.extensions.insert(k.clone(), v.clone());
         }
     }
+    draft.document = Some(Value::Object(doc));
     Some(draft)
 }
 
