@@ -12,15 +12,20 @@
 //! * [`bundle::pack`] — deterministic `.tar.gz` of a tool directory.
 //! * [`export`] — the model as MCP, OpenAI function or Matimo definitions.
 //! * [`policy`] — execution kinds, publisher tiers and the policy between them.
+//! * [`fingerprint`] — the definition fingerprint (SHA-256 of the RFC 8785
+//!   form of the MCP export), and [`diff`] — what changed between two versions.
 
 #![warn(missing_docs)]
 
 pub mod bundle;
+pub mod diff;
 pub mod digest;
 pub mod error;
 pub mod export;
 pub mod files;
+pub mod fingerprint;
 pub mod formats;
+pub mod jcs;
 pub mod manifest;
 pub mod model;
 pub mod name;
