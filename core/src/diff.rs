@@ -351,7 +351,10 @@ fn whole(
     // most severe change inside it, compared with an empty one.
     if severity < Severity::High {
         let inner = match (old, new) {
-            (Some(o @ (Value::Object(_) | Value::Array(_))), None) => inner_max(o, &empty_like(o), ctx),
+            // Something removed widens nothing: at most medium.
+            (Some(o @ (Value::Object(_) | Value::Array(_))), None) => {
+                inner_max(o, &empty_like(o), ctx).map(|s| s.min(Severity::Medium))
+            }
             (None, Some(n @ (Value::Object(_) | Value::Array(_)))) => inner_max(&empty_like(n), n, ctx),
             (Some(o), Some(n)) if o.is_object() || n.is_object() => {
                 let o2 = if o.is_object() { o.clone() } else { Value::Object(Map::new()) };
