@@ -172,9 +172,17 @@ impl Ctx {
                     input,
                     params: false,
                 },
-                "items" | "additionalProperties" | "not" | "if" | "then" | "else"
-                | "contains" | "propertyNames" | "unevaluatedProperties"
-                | "unevaluatedItems" | "additionalItems" => Ctx::Schema { input },
+                "items"
+                | "additionalProperties"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "contains"
+                | "propertyNames"
+                | "unevaluatedProperties"
+                | "unevaluatedItems"
+                | "additionalItems" => Ctx::Schema { input },
                 "anyOf" | "oneOf" | "allOf" | "prefixItems" => Ctx::SchemaList { input },
                 _ => Ctx::Plain,
             },
@@ -355,10 +363,20 @@ fn whole(
             (Some(o @ (Value::Object(_) | Value::Array(_))), None) => {
                 inner_max(o, &empty_like(o), ctx).map(|s| s.min(Severity::Medium))
             }
-            (None, Some(n @ (Value::Object(_) | Value::Array(_)))) => inner_max(&empty_like(n), n, ctx),
+            (None, Some(n @ (Value::Object(_) | Value::Array(_)))) => {
+                inner_max(&empty_like(n), n, ctx)
+            }
             (Some(o), Some(n)) if o.is_object() || n.is_object() => {
-                let o2 = if o.is_object() { o.clone() } else { Value::Object(Map::new()) };
-                let n2 = if n.is_object() { n.clone() } else { Value::Object(Map::new()) };
+                let o2 = if o.is_object() {
+                    o.clone()
+                } else {
+                    Value::Object(Map::new())
+                };
+                let n2 = if n.is_object() {
+                    n.clone()
+                } else {
+                    Value::Object(Map::new())
+                };
                 inner_max(&o2, &n2, ctx)
             }
             _ => None,
@@ -398,9 +416,7 @@ fn rule(
     new: Option<&Value>,
     ctx: Ctx,
 ) -> Severity {
-    let params = |input_only: bool| {
-        matches!(parent, Some(Ctx::Members { input, params: true }) if input || !input_only)
-    };
+    let params = |input_only: bool| matches!(parent, Some(Ctx::Members { input, params: true }) if input || !input_only);
     // A parameter added.
     if kind == ChangeKind::Added && params(true) {
         return Severity::High;
@@ -433,7 +449,8 @@ fn rule(
     if kind == ChangeKind::Removed && params(true) {
         return Severity::Medium;
     }
-    if matches!(parent, Some(Ctx::Schema { .. })) && matches!(key, Some("type" | "enum" | "const")) {
+    if matches!(parent, Some(Ctx::Schema { .. })) && matches!(key, Some("type" | "enum" | "const"))
+    {
         return Severity::Medium;
     }
     // A schema replaced by a value of another shape (`{"type": "string"}`

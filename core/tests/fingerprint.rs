@@ -89,7 +89,10 @@ fn every_fingerprint_is_distinct_and_well_formed() {
 fn a_tools_list_answer_of_the_exports_has_the_same_fingerprints() {
     let root = common::corpus().unwrap_or_else(common::fixtures);
     let broken: Vec<String> = if root.join("KNOWN_BROKEN.txt").is_file() {
-        common::known_broken(&root).into_iter().map(|(p, _)| p).collect()
+        common::known_broken(&root)
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect()
     } else {
         vec![
             "matimo/github-provider/definition.yaml".into(),
@@ -115,7 +118,10 @@ fn a_tools_list_answer_of_the_exports_has_the_same_fingerprints() {
                 format!("{{\n  {}\n}}", members.join(",\n  "))
             }
             Value::Array(items) => {
-                format!("[ {} ]", items.iter().map(respell).collect::<Vec<_>>().join(" , "))
+                format!(
+                    "[ {} ]",
+                    items.iter().map(respell).collect::<Vec<_>>().join(" , ")
+                )
             }
             Value::Number(n) if n.is_u64() || n.is_i64() => format!("{n}.0"),
             other => other.to_string(),

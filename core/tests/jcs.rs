@@ -70,7 +70,10 @@ fn rfc8785_section_3_2_3_sorts_properties_by_utf16_code_units() {
         ],
         "{out}"
     );
-    assert!(out.starts_with(r#"{"\r":"Carriage Return","1":"One","#), "{out}");
+    assert!(
+        out.starts_with(r#"{"\r":"Carriage Return","1":"One","#),
+        "{out}"
+    );
 }
 
 /// RFC 8785 Appendix B: IEEE 754 bit patterns and their JSON form.

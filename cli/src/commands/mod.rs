@@ -15,6 +15,7 @@ pub mod publish;
 pub mod search;
 pub mod update;
 pub mod validate;
+pub mod verify;
 pub mod yank;
 
 use std::path::{Path, PathBuf};
@@ -115,6 +116,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Add { spec } => add::run(&ctx, &spec.0, spec.1.as_ref()),
         Command::Install { locked } => install::run(&ctx, locked),
         Command::Update { name } => update::run(&ctx, name.as_deref()),
+        Command::Verify { against } => verify::run(&ctx, against.as_deref()),
         Command::Export { format } => export::run(&ctx, format),
         Command::Import { file, output } => import::run(&ctx, &file, output.as_deref()),
         Command::Yank { spec, undo } => yank::run(&ctx, &spec.0, &spec.1, undo),
