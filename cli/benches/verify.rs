@@ -61,7 +61,11 @@ fn project() -> tempfile::TempDir {
         let name = format!("bench-tool-{:03}", lock.tools().len());
         let mut files = ToolFiles::new();
         files.insert(file.clone(), bytes.clone());
-        let version = if file == "tool.json" { "version = \"1.0.0\"\n" } else { "" };
+        let version = if file == "tool.json" {
+            "version = \"1.0.0\"\n"
+        } else {
+            ""
+        };
         files.insert(
             "toolreg.toml",
             format!("[tool]\nname = \"{name}\"\nlicense = \"MIT\"\n{version}"),
@@ -119,7 +123,11 @@ fn bench(c: &mut Criterion) {
                 .env("TOOLREG_CONFIG_DIR", root.join(".config"))
                 .output()
                 .unwrap();
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         })
     });
     group.finish();
