@@ -151,13 +151,15 @@ impl Lockfile {
                 Some(d) if toolreg_core::fingerprint::is_fingerprint(d.get_ref()) => {
                     Some(d.get_ref().clone())
                 }
-                Some(d) => return Err(corrupt(
-                    at(d),
-                    format!(
+                Some(d) => {
+                    return Err(corrupt(
+                        at(d),
+                        format!(
                         "definition of {name} is not `sha256:` and 64 lowercase hex digits: \"{}\"",
                         d.get_ref()
                     ),
-                )),
+                    ))
+                }
             };
             if tools.iter().any(|x: &LockedTool| x.name == name) {
                 return Err(corrupt(at(&t.name), format!("{name} is listed twice")));
