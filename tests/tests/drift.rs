@@ -107,7 +107,7 @@ fn install_records_fingerprints_and_manifests_verify_names_drift_export_refuses_
         .unwrap();
         assert_eq!(manifest["definition"], fingerprint_of(dir).as_str());
         assert!(
-            manifest["files"].as_object().unwrap().len() >= 1,
+            !manifest["files"].as_object().unwrap().is_empty(),
             "{manifest}"
         );
         // the manifest is beside the directory, not in it
