@@ -116,6 +116,14 @@ pub enum Command {
         /// Only this tool.
         name: Option<String>,
     },
+    /// Check that every installed pin matches toolreg.lock (each file and the
+    /// definition fingerprint), or compare a live MCP tools/list answer with the pins.
+    Verify {
+        /// An MCP tools/list result (`{"tools": [...]}`, a JSON-RPC response, or an
+        /// array of tools) to compare with the pins by call name; `-` reads stdin.
+        #[arg(long, value_name = "FILE|-")]
+        against: Option<PathBuf>,
+    },
     /// Print the installed tools as one JSON tool list for an agent; what a
     /// format can't carry over is reported on stderr.
     Export {

@@ -132,6 +132,15 @@ pub enum Error {
     #[error("{0}")]
     Installed(String),
 
+    /// Installed tools (or a live tool list) differ from what toolreg.lock
+    /// pins: `summary` says how many and what to do, `details` name each
+    /// edited, added or removed file or changed tool.
+    #[error("{summary}")]
+    Drift {
+        summary: String,
+        details: Vec<String>,
+    },
+
     /// The registry's transparency log does not vouch for a pin: a record is
     /// missing, a signature is bad, the log forked or rolled back, or the
     /// digest is not the logged one.
@@ -180,6 +189,7 @@ impl Error {
                 lines
             }
             Error::LockOutOfDate { reasons } => reasons.clone(),
+            Error::Drift { details, .. } => details.clone(),
             _ => Vec::new(),
         }
     }

@@ -1,6 +1,9 @@
 //! `toolreg.lock`: the exact version, sha256 digest, registry and execution
-//! kind of every pinned tool, like Cargo.lock. Written sorted by name with a
-//! "do not edit" header; a corrupt lock is an error naming the file and line.
+//! kind of every pinned tool, like Cargo.lock, and its definition
+//! fingerprint (`definition = "sha256:…"`, recorded when the pin is first
+//! installed; locks written before fingerprints existed load without it).
+//! Written sorted by name with a "do not edit" header; a corrupt lock is an
+//! error naming the file and line.
 
 use std::path::{Path, PathBuf};
 
@@ -24,6 +27,9 @@ pub struct LockedTool {
     pub sha256: String,
     pub registry: String,
     pub execution: ExecutionKind,
+    /// The definition fingerprint (`sha256:` + hex) of the pinned version:
+    /// what its MCP export hashes to. `None` until the pin is installed.
+    pub definition: Option<String>,
 }
 
 /// The newest transparency-log checkpoint seen from one registry (the
@@ -66,6 +72,8 @@ struct RawTool {
     sha256: Spanned<String>,
     registry: Spanned<String>,
     execution: Spanned<String>,
+    #[serde(default)]
+    definition: Option<Spanned<String>>,
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -138,6 +146,21 @@ impl Lockfile {
                 .get_ref()
                 .parse::<ExecutionKind>()
                 .map_err(|e| corrupt(at(&t.execution), format!("execution of {name}: {e}")))?;
+            let definition = match &t.definition {
+                None => None,
+                Some(d) if toolreg_core::fingerprint::is_fingerprint(d.get_ref()) => {
+                    Some(d.get_ref().clone())
+                }
+                Some(d) => {
+                    return Err(corrupt(
+                        at(d),
+                        format!(
+                        "definition of {name} is not `sha256:` and 64 lowercase hex digits: \"{}\"",
+                        d.get_ref()
+                    ),
+                    ))
+                }
+            };
             if tools.iter().any(|x: &LockedTool| x.name == name) {
                 return Err(corrupt(at(&t.name), format!("{name} is listed twice")));
             }
@@ -147,6 +170,7 @@ impl Lockfile {
                 sha256: t.sha256.get_ref().clone(),
                 registry: t.registry.get_ref().clone(),
                 execution,
+                definition,
             });
         }
         let checkpoints = raw
@@ -213,6 +237,9 @@ impl Lockfile {
             out.push_str(&format!("sha256 = {}\n", toml_str(&t.sha256)));
             out.push_str(&format!("registry = {}\n", toml_str(&t.registry)));
             out.push_str(&format!("execution = {}\n", toml_str(t.execution.as_str())));
+            if let Some(d) = &t.definition {
+                out.push_str(&format!("definition = {}\n", toml_str(d)));
+            }
         }
         for c in &self.checkpoints {
             out.push_str("\n[[checkpoint]]\n");
@@ -248,6 +275,10 @@ mod tests {
             sha256: toolreg_core::digest::sha256_hex(name.as_bytes()),
             registry: "http://127.0.0.1:8080".into(),
             execution: ExecutionKind::Http,
+            definition: Some(format!(
+                "sha256:{}",
+                toolreg_core::digest::sha256_hex(version.as_bytes())
+            )),
         }
     }
 
@@ -320,6 +351,27 @@ mod tests {
 
         let e = corrupt("\u{0}\u{1}garbage");
         assert!(e.contains("proj/toolreg.lock"), "{e}");
+    }
+
+    #[test]
+    fn a_lock_without_definitions_still_loads_and_keeps_none() {
+        let mut old = one_tool();
+        let text = old.render();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("definition = "))
+            .unwrap()
+            .to_string();
+        let without = text.replace(&format!("{line}\n"), "");
+        let lock = Lockfile::parse(Path::new("toolreg.lock"), &without).unwrap();
+        assert_eq!(lock.get("calc").unwrap().definition, None);
+        assert!(!lock.render().contains("definition"));
+        old.remove("calc");
+        let e = corrupt(&text.replace("definition = \"sha256:", "definition = \"md5:"));
+        assert!(
+            e.contains(":11") && e.contains("definition of calc") && e.contains("md5:"),
+            "{e}"
+        );
     }
 
     #[test]

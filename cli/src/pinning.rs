@@ -26,6 +26,7 @@ pub fn resolve(
         sha256: r.sha256,
         registry: client.registry().to_string(),
         execution: r.execution,
+        definition: None,
     })
 }
 
@@ -99,7 +100,13 @@ pub fn sync(
                 continue;
             }
         }
-        let new = resolve(client, name, req, policy)?;
+        let mut new = resolve(client, name, req, policy)?;
+        // The same bundle defines the same tool: keep its recorded fingerprint.
+        if let Some(old) = &current {
+            if new.definition.is_none() && old.version == new.version && old.sha256 == new.sha256 {
+                new.definition = old.definition.clone();
+            }
+        }
         match current {
             None => changes.push(Change::Added(new.clone())),
             Some(old) if old != new => changes.push(Change::Updated {
@@ -136,6 +143,7 @@ mod tests {
             sha256: "0".repeat(64),
             registry: "http://r".into(),
             execution: ExecutionKind::Http,
+            definition: None,
         }
     }
 

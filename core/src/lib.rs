@@ -15,16 +15,21 @@
 //! * [`policy`] — execution kinds, publisher tiers and the policy between them.
 //! * [`lint`] — the definition lint: hidden characters, live credentials and
 //!   injected instructions in any string of a definition, as [`Finding`]s.
+//! * [`fingerprint`] — the definition fingerprint (SHA-256 of the RFC 8785
+//!   form of the MCP export), and [`diff`] — what changed between two versions.
 
 #![warn(missing_docs)]
 
 pub mod bundle;
+pub mod diff;
 pub mod digest;
 pub mod error;
 pub mod export;
 pub mod files;
+pub mod fingerprint;
 pub mod formats;
 pub mod lint;
+pub mod jcs;
 pub mod manifest;
 pub mod model;
 pub mod name;

@@ -1,19 +1,21 @@
 //! `toolreg export --format mcp|openai|anthropic|gemini|gemini-json-schema`:
 //! the pinned, installed tools as one JSON array an agent (or a model API)
-//! can load, read from each installed bundle's definition. `--protocol`
-//! shapes MCP tools for an older protocol version (default: `[registry]
-//! mcp_protocol` in toolreg.toml, else the newest), `--strict` asks for
-//! OpenAI strict mode. What a format can't carry over is reported on stderr,
-//! one `warning:` line per loss.
+//! can load, read from each installed bundle's definition. Every pin is
+//! checked first as `toolreg verify` checks it: a pin whose files were
+//! edited, added or removed since install is refused, naming each file.
+//! `--protocol` shapes MCP tools for an older protocol version (default:
+//! `[registry] mcp_protocol` in toolreg.toml, else the newest), `--strict`
+//! asks for OpenAI strict mode. What a format can't carry over is reported
+//! on stderr, one `warning:` line per loss.
 
 use serde_json::Value;
 use toolreg_core::export::{convert, ExportFormat, ExportOptions, McpProtocol};
 
-use super::{load_tool, read_tool_dir, Context};
+use super::verify::{check_all, refuse_drift, require_lock};
+use super::Context;
 use crate::args::ExportArg;
 use crate::error::{Error, Result};
-use crate::install;
-use crate::lock::{self, Lockfile};
+use crate::install::State;
 use crate::output;
 use crate::project::Project;
 
@@ -42,27 +44,20 @@ pub fn run(
         },
     };
     let options = ExportOptions { protocol, strict };
-    let lock = Lockfile::load(&ctx.cwd)?.ok_or_else(|| Error::Lock {
-        path: ctx.cwd.join(lock::FILE).display().to_string(),
-        message: "missing: there is nothing pinned to export; run `toolreg add NAME` and `toolreg install`".into(),
-    })?;
+    let lock = require_lock(ctx, "export")?;
+    let states = check_all(&ctx.cwd, &lock)?;
+    refuse_drift(&states, "export")?;
     let mut list = Vec::new();
-    for tool in lock.tools() {
-        if !install::is_installed(&ctx.cwd, tool) {
-            return Err(Error::Installed(format!(
-                "{} {} is pinned but not installed; run `toolreg install` first",
-                tool.name, tool.version
-            )));
-        }
-        let dir = install::tool_dir(&ctx.cwd, tool);
-        let files = read_tool_dir(&dir)?;
-        let loaded = load_tool(&dir.display().to_string(), &files)?;
-        let converted = convert(&loaded.tool, format, options).map_err(|source| Error::Core {
-            context: format!("{} {}", tool.name, tool.version),
+    for (pin, state) in &states {
+        let State::Intact { tool, .. } = state else {
+            continue;
+        };
+        let converted = convert(tool, format, options).map_err(|source| Error::Core {
+            context: format!("{} {}", pin.name, pin.version),
             source,
         })?;
         for w in &converted.warnings {
-            output::status(format!("warning: {} {}: {w}", tool.name, tool.version));
+            output::status(format!("warning: {} {}: {w}", pin.name, pin.version));
         }
         list.push(converted.value);
     }

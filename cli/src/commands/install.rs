@@ -2,7 +2,10 @@
 //! toolreg.toml (never with `--locked`, which instead fails if the lock is
 //! missing or out of date), then download, verify and unpack every pinned
 //! bundle. Pins are checked against the project's policy; blocked versions
-//! are refused with the registry's reason.
+//! are refused with the registry's reason. An installed pin whose files
+//! drifted from the lock is reinstalled (repaired), and the definition
+//! fingerprint of each installed pin is recorded in the lock where it has
+//! none yet (never with `--locked`).
 
 use serde_json::json;
 
@@ -54,6 +57,7 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
 
     let mut installed = Vec::new();
     let mut fresh = 0;
+    let mut fingerprints = Vec::new();
     for tool in lock.tools() {
         if let Some(policy) = &policy {
             policy.check(&tool.name, &tool.version.to_string(), tool.execution)?;
@@ -63,20 +67,38 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
             .ok()
             .filter(|s| s.registry == tool.registry)
             .and_then(|s| s.token);
-        let outcome = install::install(&ctx.cwd, tool, || {
+        let done = install::install(&ctx.cwd, tool, || {
             let download = Client::new(&tool.registry, token)?
                 .download(&tool.name, &tool.version.to_string())?;
             log.verify_download(&client, tool, &download.bytes)?;
             Ok(download)
         })?;
-        if outcome == Outcome::Installed {
-            fresh += 1;
-            if !ctx.json {
-                output::status(format!(
-                    "installed {} {} ({})",
-                    tool.name, tool.version, tool.execution
-                ));
+        match done.outcome {
+            Outcome::Installed => {
+                fresh += 1;
+                if !ctx.json {
+                    output::status(format!(
+                        "installed {} {} ({})",
+                        tool.name, tool.version, tool.execution
+                    ));
+                }
             }
+            Outcome::Repaired => {
+                fresh += 1;
+                if !ctx.json {
+                    output::status(format!(
+                        "repaired {} {}: the installed files had drifted from toolreg.lock",
+                        tool.name, tool.version
+                    ));
+                    for d in &done.repaired {
+                        output::status(format!("    {d}"));
+                    }
+                }
+            }
+            Outcome::AlreadyInstalled => {}
+        }
+        if tool.definition.is_none() {
+            fingerprints.push((tool.name.clone(), done.definition.clone()));
         }
         installed.push(json!({
             "name": tool.name,
@@ -84,11 +106,24 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
             "sha256": tool.sha256,
             "execution": tool.execution,
             "path": install::tool_dir(&ctx.cwd, tool).display().to_string(),
-            "installed": outcome == Outcome::Installed,
+            "installed": done.outcome != Outcome::AlreadyInstalled,
+            "repaired": done.outcome == Outcome::Repaired,
+            "definition": done.definition,
         }));
     }
+    // Pins locked before their first install get their fingerprint now.
+    let mut recorded = false;
+    if !locked {
+        for (name, definition) in fingerprints {
+            if let Some(mut t) = lock.get(&name).cloned() {
+                t.definition = Some(definition);
+                lock.upsert(t);
+                recorded = true;
+            }
+        }
+    }
     let logged = log.finish(ctx.json, &mut project, &mut lock)?;
-    if logged.new_checkpoint.is_some() && !locked {
+    if (logged.new_checkpoint.is_some() || recorded) && !locked {
         lock.save(&ctx.cwd)?;
     }
     if ctx.json {

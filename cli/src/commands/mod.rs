@@ -15,6 +15,7 @@ pub mod publish;
 pub mod search;
 pub mod update;
 pub mod validate;
+pub mod verify;
 pub mod yank;
 
 use std::path::{Path, PathBuf};
@@ -120,6 +121,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             protocol,
             strict,
         } => export::run(&ctx, format, protocol, strict),
+        Command::Verify { against } => verify::run(&ctx, against.as_deref()),
         Command::Import { file, output } => import::run(&ctx, &file, output.as_deref()),
         Command::Yank { spec, undo } => yank::run(&ctx, &spec.0, &spec.1, undo),
         Command::Owner { action } => owner::run(&ctx, action),
