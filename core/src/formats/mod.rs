@@ -3,8 +3,10 @@
 //!
 //! Each format module reads its document into a `Draft` (the model plus
 //! where the registry name and version came from), reporting problems as it
-//! goes; [`load`] then applies `toolreg.toml`, checks the name and version,
-//! and returns the tool or every problem at once.
+//! goes; [`load`] then checks that the directory carries only the files the
+//! tool's execution kind allows ([`crate::bundle::contents`]), applies
+//! `toolreg.toml`, checks the name and version, and returns the tool or
+//! every problem at once.
 
 pub mod matimo;
 pub mod mcp;
@@ -13,6 +15,7 @@ pub mod shinkai;
 
 use serde_json::{Map, Value};
 
+use crate::bundle;
 use crate::error::{Error, Problem};
 use crate::files::ToolFiles;
 use crate::manifest::{self, ToolToml};
@@ -173,9 +176,10 @@ pub fn detect(files: &ToolFiles) -> Result<(Format, &'static str), Error> {
     }
 }
 
-/// Detect the format of the tool directory, parse its definition, apply
-/// `toolreg.toml`, validate, and return the canonical tool — or
-/// [`Error::Invalid`] with every problem found.
+/// Detect the format of the tool directory, parse its definition, check the
+/// directory's other files against the execution kind, apply `toolreg.toml`,
+/// validate, and return the canonical tool — or [`Error::Invalid`] with
+/// every problem found.
 pub fn load(files: &ToolFiles) -> Result<Loaded, Error> {
     let (format, file) = detect(files)?;
     let bytes = files.get(file).unwrap_or_default();
@@ -233,6 +237,7 @@ pub fn load(files: &ToolFiles) -> Result<Loaded, Error> {
     let Some(draft) = draft else {
         return Err(Error::Invalid(report.problems));
     };
+    report.extend(bundle::contents::check(draft.execution.kind, file, files));
     let tool = finish(format, file, bytes, draft, manifest.as_ref(), &mut report);
     match tool {
         Some(tool) if report.problems.is_empty() => Ok(Loaded {
