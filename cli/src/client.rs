@@ -35,6 +35,13 @@ pub struct Download {
 /// Largest bundle the CLI will download (the server's compressed limit).
 const MAX_DOWNLOAD: u64 = 10 * 1024 * 1024;
 
+/// Largest JSON or text answer the CLI reads (a registry answer is far
+/// smaller; this keeps a broken or hostile one from filling memory).
+const MAX_ANSWER: u64 = 16 * 1024 * 1024;
+
+/// Largest error body the CLI reads; only its `detail` and `errors` are shown.
+const MAX_ERROR_BODY: u64 = 64 * 1024;
+
 impl Client {
     pub fn new(base: &str, token: Option<String>) -> Result<Self> {
         let http = Http::builder()
@@ -87,7 +94,7 @@ impl Client {
     }
 
     fn json<T: DeserializeOwned>(url: &str, response: Response) -> Result<T> {
-        let bytes = response.bytes().map_err(|e| network_error(url, &e))?;
+        let bytes = read_capped(url, response, MAX_ANSWER)?;
         serde_json::from_slice(&bytes).map_err(|e| Error::BadAnswer {
             url: url.to_string(),
             reason: e.to_string(),
@@ -111,7 +118,11 @@ impl Client {
     pub fn get_text(&self, action: &str, path: &str) -> Result<String> {
         let (url, rb) = self.request(Method::GET, path, false)?;
         let response = self.send(action, &url, rb)?;
-        response.text().map_err(|e| network_error(&url, &e))
+        let bytes = read_capped(&url, response, MAX_ANSWER)?;
+        String::from_utf8(bytes).map_err(|_| Error::BadAnswer {
+            url,
+            reason: "the answer is not UTF-8 text".to_string(),
+        })
     }
 
     pub fn me(&self) -> Result<Me> {
@@ -245,6 +256,26 @@ impl Client {
     }
 }
 
+/// The answer's body, refused with [`Error::BadAnswer`] past `limit` bytes
+/// (read no further than one byte beyond it).
+fn read_capped(url: &str, response: Response, limit: u64) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    response
+        .take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::Network {
+            url: url.to_string(),
+            reason: e.to_string(),
+        })?;
+    if bytes.len() as u64 > limit {
+        return Err(Error::BadAnswer {
+            url: url.to_string(),
+            reason: format!("the answer is larger than the CLI's limit of {limit} bytes"),
+        });
+    }
+    Ok(bytes)
+}
+
 /// A path segment, percent-encoded.
 fn seg(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes())
@@ -271,7 +302,24 @@ fn network_error(url: &str, e: &reqwest::Error) -> Error {
 
 fn api_error(action: &str, url: &str, response: Response) -> Error {
     let status = response.status();
-    let text = response.text().unwrap_or_default();
+    let mut raw = Vec::new();
+    let _ = response.take(MAX_ERROR_BODY + 1).read_to_end(&mut raw);
+    if raw.len() as u64 > MAX_ERROR_BODY {
+        // Not read further: the status and a note stand in for the body.
+        let reason = status.canonical_reason().unwrap_or("error");
+        return Error::Api(Box::new(ApiError {
+            action: action.to_string(),
+            url: url.to_string(),
+            status: status.as_u16(),
+            kind: None,
+            title: Some(reason.to_string()),
+            detail: format!(
+                "{reason} (the error body is larger than the CLI's limit of {MAX_ERROR_BODY} bytes and was not read)"
+            ),
+            errors: Vec::new(),
+        }));
+    }
+    let text = String::from_utf8_lossy(&raw);
     let body: ProblemBody = serde_json::from_str(&text).unwrap_or_default();
     let detail = Some(body.detail)
         .filter(|d| !d.trim().is_empty())

@@ -5,7 +5,8 @@
 //! anything is unpacked, unpack with the core's limits, check the bundle is
 //! the tool the lock names (and, when the lock records one, that its
 //! definition fingerprint is the pinned one), write into a temporary
-//! directory beside the destination, then rename it into place. A failed
+//! directory beside the destination (each file created new, never over
+//! another), then rename it into place. A failed
 //! install leaves nothing half-written.
 //!
 //! Beside each installed directory live two files:
@@ -23,6 +24,7 @@
 //! the files on disk — and [`install`] reinstalls a pin that drifted.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -377,7 +379,7 @@ pub fn install(
         if let Some(dir) = target.parent() {
             std::fs::create_dir_all(dir).map_err(|e| Error::io("could not create", dir, e))?;
         }
-        std::fs::write(&target, bytes).map_err(|e| Error::io("could not write", &target, e))?;
+        write_new(&target, bytes)?;
     }
     let marker = marker(root, tool);
     let manifest_file = manifest_path(root, tool);
@@ -412,6 +414,29 @@ pub fn install(
         definition,
         repaired: repaired.unwrap_or_default(),
     })
+}
+
+/// Write a file that must not exist yet. The staging directory starts
+/// empty, so an existing file means two bundle entries name the same file on
+/// this file system (case folding, normalization): refuse rather than let the
+/// later entry replace the earlier one.
+fn write_new(target: &Path, bytes: &[u8]) -> Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(target)
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                Error::Installed(format!(
+                    "the bundle holds two entries that are the same file `{}` on this file system; nothing was installed",
+                    target.display()
+                ))
+            } else {
+                Error::io("could not create", target, e)
+            }
+        })?;
+    file.write_all(bytes)
+        .map_err(|e| Error::io("could not write", target, e))
 }
 
 /// `base/rel` for a relative path with only normal components.
@@ -526,6 +551,16 @@ mod tests {
             .map(|d| d.collect())
             .unwrap_or_default();
         assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+
+    #[test]
+    fn files_are_created_new_never_over_another() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("tool.json");
+        write_new(&target, b"checked").unwrap();
+        let err = write_new(&target, b"unchecked").unwrap_err();
+        assert!(err.to_string().contains("same file"), "{err}");
+        assert_eq!(std::fs::read(&target).unwrap(), b"checked");
     }
 
     #[test]

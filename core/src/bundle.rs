@@ -10,7 +10,14 @@
 //! absolute paths, `..`, links, devices and FIFOs, non-UTF-8 names, duplicate
 //! entries (also `a` vs `./a`), too many entries, and too many bytes — the
 //! decompressed stream is read through a bounded reader, so a decompression
-//! bomb stops at the limit instead of being inflated.
+//! bomb stops at the limit instead of being inflated. It also refuses names
+//! that a consumer's file system would write as another file ([`names`]).
+//! [`pack`] refuses the same names, so a packed bundle is one the registry
+//! accepts.
+//!
+//! What a bundle may carry besides its definition depends on the tool's
+//! execution kind ([`contents`]); [`crate::load`] checks that, since it is
+//! where the kind is known.
 
 use std::cell::Cell;
 use std::io::{self, Read, Write};
@@ -23,6 +30,9 @@ use tar::{EntryType, Header};
 
 use crate::error::Error;
 use crate::files::ToolFiles;
+
+pub mod contents;
+pub mod names;
 
 /// Limits enforced when a bundle is unpacked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +66,7 @@ const GZIP_OS_UNKNOWN: u8 = 255;
 pub fn pack(files: &ToolFiles) -> Result<Vec<u8>, Error> {
     let io_err = |e: io::Error| Error::Bundle(format!("could not write the bundle: {e}"));
     check_file_dir_clashes(files.paths())?;
+    names::check(files.paths())?;
     let gz: GzEncoder<Vec<u8>> = GzBuilder::new()
         .mtime(0)
         .operating_system(GZIP_OS_UNKNOWN)
@@ -228,6 +239,7 @@ pub fn unpack(bytes: &[u8], limits: &Limits) -> Result<ToolFiles, Error> {
         files.insert(path, content);
     }
     check_file_dir_clashes(files.paths())?;
+    names::check(files.paths())?;
     Ok(files)
 }
 

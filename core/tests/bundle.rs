@@ -362,3 +362,72 @@ fn garbage_is_a_bundle_error() {
     let err = unpack(b"not a gzip at all", &Limits::default()).unwrap_err();
     assert!(matches!(err, Error::Bundle(_)), "{err}");
 }
+
+/// A Matimo `http` definition, as in the reproduced attack.
+const HTTP_YAML: &str = "name: ping\nversion: '1.0.0'\ndescription: Ping a URL.\nparameters:\n  url:\n    type: string\n    required: true\n    description: The URL\nexecution:\n  type: http\n  method: GET\n  url: '{url}'\n";
+
+#[test]
+fn names_a_file_system_folds_into_another_file_are_refused() {
+    // Each case: the entries, then what the error must name.
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["definition.yaml", "definition.yaml.", "impl.ts"],
+            &["`definition.yaml.`", "ends in `.`"],
+        ),
+        (&["tool.json::$DATA"], &["`tool.json::$DATA`", "`:`"]),
+        (&["README.md "], &["`README.md `", "ends in a space"]),
+        (
+            &["docs/NUL.txt"],
+            &["`docs/NUL.txt`", "Windows device name `NUL`"],
+        ),
+        (&["com7.md"], &["Windows device name `COM7`"]),
+        (&["bell\u{7}.md"], &["U+0007"]),
+        (
+            &["tool.json", "Tool.Json"],
+            &["`tool.json`", "`Tool.Json`", "case folding"],
+        ),
+        (&["café.md", "cafe\u{301}.md"], &["Unicode normalization"]),
+    ];
+    for (names, needles) in cases {
+        let mut raw = RawTar::new();
+        let mut files = ToolFiles::new();
+        for n in *names {
+            raw = raw.file(n, HTTP_YAML.as_bytes());
+            files.insert(*n, HTTP_YAML.as_bytes().to_vec());
+        }
+        let unpacked = bundle_err(&raw.gz(), &Limits::default());
+        let packed = pack(&files).unwrap_err().to_string();
+        for err in [&unpacked, &packed] {
+            for needle in *needles {
+                assert!(err.contains(needle), "{names:?}: `{needle}` not in {err}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_no_code_bundle_with_code_or_other_definitions_does_not_load() {
+    let tool_json =
+        br#"{"name":"get_weather","description":"Weather","inputSchema":{"type":"object"}}"#;
+    let bytes = RawTar::new()
+        .file("tool.json", tool_json)
+        .file("toolreg.toml", b"[tool]\nversion = \"1.0.0\"\n")
+        .file("METADATA.JSON", b"{\"name\": \"x\"}")
+        .file("TOOL.TS", b"export default 1;\n")
+        .file("tool.py", b"print(1)\n")
+        .file("docs/usage.md", b"# Usage\n")
+        .gz();
+    let files = unpack(&bytes, &Limits::default()).unwrap();
+    let err = toolreg_core::load(&files).unwrap_err();
+    let problems: Vec<(&str, &str)> = err
+        .problems()
+        .iter()
+        .map(|p| (p.path.as_str(), p.message.as_str()))
+        .collect();
+    assert_eq!(problems.len(), 3, "{problems:#?}");
+    assert!(
+        problems[0].0 == "METADATA.JSON" && problems[0].1.contains("`shinkai` definition file")
+    );
+    assert!(problems[1].0 == "TOOL.TS" && problems[1].1.contains("code file"));
+    assert!(problems[2].0 == "tool.py" && problems[2].1.contains("`schema` tool runs no code"));
+}

@@ -118,11 +118,17 @@ fn matimo_execution_kinds() {
         ),
     ];
     for (exec, kind) in cases {
-        let files = dir(&[
-            ("definition.yaml", &base(exec)),
-            ("tool.ts", "export default 1"),
-        ]);
-        assert_eq!(load(&files).unwrap().tool.execution.kind, kind, "{exec}");
+        // Only the function tool carries (and needs) its code file.
+        let mut entries = vec![("definition.yaml", base(exec))];
+        if kind == ExecutionKind::Function {
+            entries.push(("tool.ts", "export default 1".to_string()));
+        }
+        let entries: Vec<(&str, &str)> = entries.iter().map(|(p, t)| (*p, t.as_str())).collect();
+        assert_eq!(
+            load(&dir(&entries)).unwrap().tool.execution.kind,
+            kind,
+            "{exec}"
+        );
     }
 }
 

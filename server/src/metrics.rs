@@ -1,5 +1,11 @@
 //! Prometheus metrics: request counts and latency by route pattern and
 //! status, publishes and downloads; the middleware that records requests.
+//!
+//! Labels never come from the client as they are: a method outside the
+//! standard set and a path that matched no route are both recorded as
+//! `OTHER`, and the number of (method, route) series is capped
+//! ([`MAX_SERIES`]; requests beyond it count under `OTHER`/`OTHER`), so
+//! requests with made-up methods or paths can't grow `/metrics`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -18,6 +24,29 @@ use crate::app::AppState;
 const BUCKETS: [f64; 12] = [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
 ];
+
+/// Most (method, route) series kept; later new pairs count under
+/// [`OTHER`]/[`OTHER`]. The API has a few dozen route patterns and each
+/// answers a handful of methods, so this is far above real use.
+pub const MAX_SERIES: usize = 512;
+
+/// The label for an unknown method, an unmatched route, or a pair beyond
+/// [`MAX_SERIES`].
+pub const OTHER: &str = "OTHER";
+
+/// The methods recorded under their own name.
+const KNOWN_METHODS: [&str; 9] = [
+    "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "CONNECT", "TRACE",
+];
+
+/// The method's label: its name if standard, else [`OTHER`].
+pub fn method_label(method: &str) -> &'static str {
+    KNOWN_METHODS
+        .iter()
+        .find(|m| **m == method)
+        .copied()
+        .unwrap_or(OTHER)
+}
 
 /// One (method, route) series: counts by status and a latency histogram,
 /// all atomics, so recording a request takes no lock once the series exists.
@@ -69,30 +98,50 @@ fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
 /// The server's metrics registry.
 #[derive(Default)]
 pub struct Metrics {
-    /// method → route pattern → its series. Series are only ever added, so
-    /// the hot path is a shared read lock and atomic increments.
-    series: RwLock<BTreeMap<String, BTreeMap<String, Arc<Series>>>>,
+    /// method → route pattern → its series. Series are only ever added (at
+    /// most [`MAX_SERIES`] + 1), so the hot path is a shared read lock and
+    /// atomic increments.
+    series: RwLock<BTreeMap<&'static str, BTreeMap<String, Arc<Series>>>>,
     publishes: AtomicU64,
     publish_failures: AtomicU64,
     downloads: AtomicU64,
 }
 
 impl Metrics {
-    pub fn record_request(&self, method: &str, route: &str, status: u16, seconds: f64) {
+    /// Count one request. `method` is the raw HTTP method and `route` the
+    /// matched route pattern (`None` when no route matched); both are folded
+    /// into [`OTHER`] as the module doc says.
+    pub fn record_request(&self, method: &str, route: Option<&str>, status: u16, seconds: f64) {
+        let method = method_label(method);
+        let route = route.unwrap_or(OTHER);
         let found = read(&self.series)
             .get(method)
             .and_then(|routes| routes.get(route))
             .cloned();
         let series = match found {
             Some(series) => series,
-            None => write(&self.series)
-                .entry(method.to_string())
-                .or_default()
-                .entry(route.to_string())
-                .or_default()
-                .clone(),
+            None => {
+                let mut all = write(&self.series);
+                let exists = all.get(method).is_some_and(|r| r.contains_key(route));
+                let count: usize = all.values().map(BTreeMap::len).sum();
+                let (method, route) = if exists || count < MAX_SERIES {
+                    (method, route)
+                } else {
+                    (OTHER, OTHER)
+                };
+                all.entry(method)
+                    .or_default()
+                    .entry(route.to_string())
+                    .or_default()
+                    .clone()
+            }
         };
         series.record(status, seconds);
+    }
+
+    /// How many (method, route) series exist.
+    pub fn series_count(&self) -> usize {
+        read(&self.series).values().map(BTreeMap::len).sum()
     }
 
     pub fn publish_succeeded(&self) {
@@ -203,22 +252,67 @@ pub async fn track(
     let result = next.call(req).await;
     let seconds = start.elapsed().as_secs_f64();
     let (status, route) = match &result {
-        Ok(res) => (
-            res.status().as_u16(),
-            res.request()
-                .match_pattern()
-                .unwrap_or_else(|| "unmatched".to_string()),
-        ),
-        Err(e) => (
-            e.as_response_error().status_code().as_u16(),
-            "unmatched".to_string(),
-        ),
+        Ok(res) => (res.status().as_u16(), res.request().match_pattern()),
+        Err(e) => (e.as_response_error().status_code().as_u16(), None),
     };
     if let Some(state) = state {
         state
             .metrics
-            .record_request(&method, &route, status, seconds);
+            .record_request(&method, route.as_deref(), status, seconds);
     }
+    let route = route.as_deref().unwrap_or(OTHER);
     tracing::info!(%method, %path, %route, status, ms = seconds * 1000.0, "request");
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_methods_and_routes_are_other() {
+        let m = Metrics::default();
+        m.record_request("GET", Some("/api/v1/tools/{name}"), 200, 0.001);
+        for i in 0..100 {
+            m.record_request(&format!("X{i}"), Some("/api/v1/tools/{name}"), 405, 0.001);
+            m.record_request("GET", None, 404, 0.001);
+        }
+        m.record_request("get", None, 404, 0.001);
+        assert_eq!(m.series_count(), 4);
+        let text = m.render();
+        assert!(text.contains(
+            r#"toolreg_http_requests_total{method="OTHER",route="/api/v1/tools/{name}",status="405"} 100"#
+        ), "{text}");
+        assert!(
+            text.contains(
+                r#"toolreg_http_requests_total{method="GET",route="OTHER",status="404"} 100"#
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"method="OTHER",route="OTHER",status="404"} 1"#),
+            "{text}"
+        );
+        assert!(!text.contains("X1"), "{text}");
+    }
+
+    #[test]
+    fn series_are_capped() {
+        let m = Metrics::default();
+        for i in 0..MAX_SERIES + 100 {
+            m.record_request("GET", Some(&format!("/route/{i}")), 200, 0.001);
+        }
+        assert_eq!(m.series_count(), MAX_SERIES + 1);
+        // Existing series keep counting under their own labels.
+        m.record_request("GET", Some("/route/0"), 200, 0.001);
+        let text = m.render();
+        assert!(
+            text.contains(r#"route="/route/0",status="200"} 2"#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"method="OTHER",route="OTHER",status="200"} 100"#),
+            "{text}"
+        );
+    }
 }

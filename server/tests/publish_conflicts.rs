@@ -49,7 +49,7 @@ async fn republishing_after_a_yank_is_409(app: TestApp) {
         app.publish(
             &token,
             BundleBuilder::http("create-issue", "1.0.0")
-                .file("x.txt", "new")
+                .file("README.md", "new")
                 .pack(),
         )
         .await,

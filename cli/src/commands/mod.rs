@@ -129,14 +129,22 @@ pub fn run(cli: Cli) -> Result<i32> {
 }
 
 /// Read a tool directory, turning core errors into CLI errors that name it.
+/// File names that a registry would refuse in a bundle (ones another file
+/// system writes as a different file) are refused here already.
 pub fn read_tool_dir(dir: &Path) -> Result<toolreg_core::ToolFiles> {
     if !dir.exists() {
         return Err(Error::Usage(format!("{} does not exist", dir.display())));
     }
-    toolreg_core::ToolFiles::read_dir(dir).map_err(|source| Error::Core {
-        context: format!("cannot read the tool directory {}", dir.display()),
+    let context = || format!("cannot read the tool directory {}", dir.display());
+    let files = toolreg_core::ToolFiles::read_dir(dir).map_err(|source| Error::Core {
+        context: context(),
         source,
-    })
+    })?;
+    toolreg_core::bundle::names::check(files.paths()).map_err(|source| Error::Core {
+        context: context(),
+        source,
+    })?;
+    Ok(files)
 }
 
 /// Load (parse + validate) a tool, with every problem on failure.

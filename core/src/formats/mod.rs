@@ -3,8 +3,10 @@
 //!
 //! Each format module reads its document into a `Draft` (the model plus
 //! where the registry name and version came from), reporting problems as it
-//! goes; [`load`] then applies `toolreg.toml`, checks the name and version,
-//! and returns the tool or every problem at once.
+//! goes; [`load`] then checks that the directory carries only the files the
+//! tool's execution kind allows ([`crate::bundle::contents`]), applies
+//! `toolreg.toml`, checks the name and version, and returns the tool or
+//! every problem at once.
 
 pub mod matimo;
 pub mod mcp;
@@ -13,6 +15,7 @@ pub mod shinkai;
 
 use serde_json::{Map, Value};
 
+use crate::bundle;
 use crate::error::{Error, Problem};
 use crate::files::ToolFiles;
 use crate::lint::{self, Finding};
@@ -194,9 +197,10 @@ pub fn detect(files: &ToolFiles) -> Result<(Format, &'static str), Error> {
     }
 }
 
-/// Detect the format of the tool directory, parse its definition, apply
-/// `toolreg.toml`, validate, lint, and return the canonical tool with its
-/// lint findings — or [`Error::Invalid`] with every problem found.
+/// Detect the format of the tool directory, parse its definition, check the
+/// directory's other files against the execution kind, apply `toolreg.toml`,
+/// validate, lint, and return the canonical tool with its lint findings — or
+/// [`Error::Invalid`] with every problem found.
 ///
 /// Lint findings never make `load` fail (a stored version must stay
 /// loadable after a rules update); publishing refuses block findings with
@@ -259,6 +263,7 @@ pub fn load(files: &ToolFiles) -> Result<Loaded, Error> {
         return Err(Error::Invalid(report.problems));
     };
     let document = draft.document.take();
+    report.extend(bundle::contents::check(draft.execution.kind, file, files));
     let tool = finish(format, file, bytes, draft, manifest.as_ref(), &mut report);
     match tool {
         Some(tool) if report.problems.is_empty() => {
