@@ -137,16 +137,22 @@ fn hostile_registry() -> FakeRegistry {
             "name": "evil-tool\u{1b}[8m", "latest_version": "1.0.0", "description": HOSTILE,
             "call_name": "evil", "format": "mcp", "execution": "schema", "license": "MIT",
             "keywords": ["k\u{1b}[1m"], "downloads": 1,
+            "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
             "owners": [{"login": "mallory\u{1b}]0;pwned\u{7}", "tier": "untrusted"}],
             "versions": [{"version": "1.0.0", "execution": "schema", "publisher": "mallory\u{9b}2J",
-                          "sha256": "ab", "yanked": false, "blocked": false}]
+                          "sha256": "ab", "size": 1, "format": "mcp", "downloads": 1,
+                          "published_at": "2026-01-01T00:00:00Z", "yanked": false, "blocked": false}]
         });
         if path.starts_with("/api/v1/search") {
             Reply::json(
                 200,
                 json!({"total": 1, "page": 1, "per_page": 20,
                 "hits": [{"name": "evil-tool", "version": "1.0.0", "execution": "schema",
-                          "tier": "untrusted", "license": "MIT", "description": HOSTILE}]}),
+                          "tier": "untrusted", "license": "MIT", "description": HOSTILE,
+                          "keywords": [], "format": "mcp", "downloads": 1,
+                          "updated_at": "2026-01-01T00:00:00Z", "blocked": false,
+                          "highlights": {"name": "evil-tool", "description": HOSTILE}}],
+                "facets": {"license": {}, "keyword": {}, "execution": {}, "tier": {}}}),
             )
         } else if path.starts_with("/api/v1/tools/evil-tool") {
             Reply::json(200, tool)
