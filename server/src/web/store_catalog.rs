@@ -4,7 +4,8 @@
 
 use toolreg_core::policy::{ExecutionKind, Tier};
 use toolreg_core::Tool;
-use toolreg_search::{SearchParams, SearchResults, SearchSort};
+use toolreg_api::SearchAnswer;
+use toolreg_search::{SearchParams, SearchSort};
 
 use super::catalog::{
     Catalog, CatalogFacets, CatalogQuery, CatalogSort, Hit, Publisher, SearchPage, ToolSummary,
@@ -145,7 +146,7 @@ fn search_params(q: &CatalogQuery) -> SearchParams {
     }
 }
 
-fn search_page(r: SearchResults) -> SearchPage {
+fn search_page(r: SearchAnswer) -> SearchPage {
     SearchPage {
         total: r.total,
         hits: r
