@@ -4,11 +4,11 @@
 //! index is open the answer is 503 with `Retry-After`.
 
 use actix_web::{get, web};
-use toolreg_api::SearchAnswer;
 use toolreg_search::SearchRequest;
 
 use crate::app::AppState;
 use crate::error::{AppError, AppResult, ProblemBody};
+use crate::views::SearchAnswer;
 
 /// Search tools by name, title, keywords and description, with filters,
 /// sorting, paging, facet counts and highlights.
