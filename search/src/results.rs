@@ -24,9 +24,7 @@ pub(crate) fn hit(doc: SearchDoc, highlights: SearchHighlights) -> SearchHit {
         execution: doc.execution,
         tier: doc.tier,
         downloads: doc.downloads,
-        updated_at: doc
-            .updated_at
-            .to_rfc3339_opts(SecondsFormat::AutoSi, true),
+        updated_at: doc.updated_at.to_rfc3339_opts(SecondsFormat::AutoSi, true),
         blocked: doc.blocked,
         blocked_reason: doc.blocked_reason,
         highlights,

@@ -5,11 +5,12 @@
 use std::path::Path;
 use std::sync::{Arc, RwLock};
 
-use toolreg_api::SearchAnswer;
 use toolreg_search::{
     OpenState, SearchError, SearchIndex, SearchParams, SearchSource, Tailer, TailerHandle,
     TailerOptions,
 };
+
+use crate::views::SearchAnswer;
 
 struct Running {
     index: Arc<SearchIndex>,

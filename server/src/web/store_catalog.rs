@@ -4,7 +4,6 @@
 
 use toolreg_core::policy::{ExecutionKind, Tier};
 use toolreg_core::Tool;
-use toolreg_api::SearchAnswer;
 use toolreg_search::{SearchParams, SearchSort};
 
 use super::catalog::{
@@ -16,6 +15,7 @@ use crate::encode::rfc3339;
 use crate::error::{internal, AppResult};
 use crate::models::version::{self, list_for_tool, VersionContent, VersionSummary};
 use crate::models::{owner, ToolRow, User};
+use crate::views::SearchAnswer;
 
 impl Catalog for AppState {
     fn search(&self, query: &CatalogQuery) -> AppResult<SearchPage> {
