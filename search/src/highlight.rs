@@ -35,9 +35,9 @@ use tantivy::query::Query;
 use tantivy::schema::Field;
 use tantivy::tokenizer::{Language, RawTokenizer, Stemmer, TextAnalyzer, TokenStream};
 use tantivy::{Score, Searcher, Term};
+use toolreg_api::SearchHighlights;
 
 use crate::query::QueryWords;
-use crate::results::Highlights;
 use crate::{SearchDoc, SearchError};
 
 /// Longest description snippet, in characters (tantivy counts bytes).
@@ -116,13 +116,13 @@ impl<'q> Highlighter<'q> {
     }
 
     /// The highlights of one hit.
-    pub(crate) fn highlights(&mut self, doc: &SearchDoc) -> Highlights {
+    pub(crate) fn highlights(&mut self, doc: &SearchDoc) -> SearchHighlights {
         let text = &doc.description;
         let description = match self.best_fragment(text) {
             Some(fragment) => snippet_html(&fragment, text),
             None => escape_html(&clip_chars(text, SNIPPET_CHARS)),
         };
-        Highlights {
+        SearchHighlights {
             name: highlight_name(&doc.name, self.words),
             description,
         }

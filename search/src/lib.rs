@@ -7,7 +7,8 @@
 //! * [`SearchIndex`] — the index in a directory: open-or-rebuild, upsert,
 //!   remove, commit, and [`SearchIndex::query`].
 //! * [`SearchRequest`] / [`SearchParams`] — the raw and the validated
-//!   `GET /api/v1/search` parameters; [`SearchResults`] — the answer.
+//!   `GET /api/v1/search` parameters; the answer is the API's
+//!   [`toolreg_api::SearchAnswer`], built by the engine directly.
 //! * [`SearchSource`] and [`Tailer`] — the database side's view of the change
 //!   log ([`IndexChange`]s), and the background loop that applies it to the
 //!   index.
@@ -38,7 +39,6 @@ pub use index::{OpenState, SearchIndex};
 pub use params::{
     SearchParams, SearchRequest, SearchSort, MAX_PAGE_DEPTH, MAX_PER_PAGE, MAX_SEARCH_QUERY_CHARS,
 };
-pub use results::{FacetCounts, Highlights, SearchFacets, SearchHit, SearchResults};
 pub use tailer::{IndexChange, SearchSource, Tailer, TailerHandle, TailerOptions};
 
 #[cfg(test)]

@@ -1,117 +1,119 @@
-//! The answer of a search: one page of hits with highlights, the total, and
-//! facet counts over every matching tool (docs/api.md, "Search").
+//! The answer of a search is the API's own type, [`toolreg_api::SearchAnswer`]:
+//! the engine builds it directly, so the JSON the server sends has one
+//! definition. This module makes a hit out of an indexed document (the one
+//! place where engine data becomes wire data) and weighs an answer for the
+//! answer cache.
 
-use chrono::{DateTime, Utc};
-use serde::ser::SerializeMap;
-use serde::{Serialize, Serializer};
-use toolreg_core::{ExecutionKind, Format, Tier};
+use chrono::SecondsFormat;
+use toolreg_api::{SearchAnswer, SearchFacets, SearchHighlights, SearchHit};
 
-/// One page of search results.
-#[derive(Debug, Clone, Serialize)]
-pub struct SearchResults {
-    /// How many tools match (all pages).
-    pub total: u64,
-    pub page: usize,
-    pub per_page: usize,
-    pub hits: Vec<SearchHit>,
-    pub facets: SearchFacets,
-}
+use crate::SearchDoc;
 
-impl SearchResults {
-    /// Roughly the memory this answer holds: its structs and the text they
-    /// own (what the per-generation answer cache weighs it by).
-    pub fn heap_bytes(&self) -> usize {
-        let hits: usize = self.hits.iter().map(SearchHit::heap_bytes).sum();
-        std::mem::size_of::<SearchResults>() + hits + self.facets.heap_bytes()
+/// The hit of `doc` with its highlights. `updated_at` is written as RFC 3339
+/// UTC with as many fractional digits as it needs (none, 3, 6 or 9) — what
+/// chrono's own serializer writes for a `DateTime<Utc>`.
+pub(crate) fn hit(doc: SearchDoc, highlights: SearchHighlights) -> SearchHit {
+    SearchHit {
+        name: doc.name,
+        version: doc.version,
+        title: doc.title,
+        description: doc.description,
+        keywords: doc.keywords,
+        license: doc.license,
+        format: doc.format,
+        execution: doc.execution,
+        tier: doc.tier,
+        downloads: doc.downloads,
+        updated_at: doc.updated_at.to_rfc3339_opts(SecondsFormat::AutoSi, true),
+        blocked: doc.blocked,
+        blocked_reason: doc.blocked_reason,
+        highlights,
     }
 }
 
-impl SearchHit {
-    fn heap_bytes(&self) -> usize {
-        std::mem::size_of::<SearchHit>()
-            + self.name.len()
-            + self.version.len()
-            + self.title.as_ref().map_or(0, String::len)
-            + self.description.len()
-            + self
-                .keywords
-                .iter()
-                .map(|k| k.len() + std::mem::size_of::<String>())
-                .sum::<usize>()
-            + self.license.as_ref().map_or(0, String::len)
-            + self.blocked_reason.as_ref().map_or(0, String::len)
-            + self.highlights.name.len()
-            + self.highlights.description.len()
-    }
+/// Roughly the memory `answer` holds: its structs and the text they own
+/// (what the per-generation answer cache weighs it by).
+pub(crate) fn heap_bytes(answer: &SearchAnswer) -> usize {
+    let hits: usize = answer.hits.iter().map(hit_bytes).sum();
+    std::mem::size_of::<SearchAnswer>() + hits + facet_bytes(&answer.facets)
 }
 
-impl SearchFacets {
-    fn heap_bytes(&self) -> usize {
-        [&self.license, &self.keyword, &self.execution, &self.tier]
+fn hit_bytes(hit: &SearchHit) -> usize {
+    std::mem::size_of::<SearchHit>()
+        + hit.name.len()
+        + hit.version.len()
+        + hit.title.as_ref().map_or(0, String::len)
+        + hit.description.len()
+        + hit
+            .keywords
             .iter()
-            .flat_map(|f| f.0.iter())
-            .map(|(value, _)| value.len() + std::mem::size_of::<(String, u64)>())
-            .sum()
-    }
+            .map(|k| k.len() + std::mem::size_of::<String>())
+            .sum::<usize>()
+        + hit.license.as_ref().map_or(0, String::len)
+        + hit.updated_at.len()
+        + hit.blocked_reason.as_ref().map_or(0, String::len)
+        + hit.highlights.name.len()
+        + hit.highlights.description.len()
 }
 
-/// One tool in the results.
-#[derive(Debug, Clone, Serialize)]
-pub struct SearchHit {
-    pub name: String,
-    pub version: String,
-    pub title: Option<String>,
-    pub description: String,
-    pub keywords: Vec<String>,
-    pub license: Option<String>,
-    pub format: Format,
-    pub execution: ExecutionKind,
-    pub tier: Tier,
-    pub downloads: u64,
-    pub updated_at: DateTime<Utc>,
-    pub blocked: bool,
-    pub blocked_reason: Option<String>,
-    pub highlights: Highlights,
+fn facet_bytes(facets: &SearchFacets) -> usize {
+    [
+        &facets.license,
+        &facets.keyword,
+        &facets.execution,
+        &facets.tier,
+    ]
+    .iter()
+    .flat_map(|f| f.0.iter())
+    .map(|(value, _)| value.len() + std::mem::size_of::<(String, u64)>())
+    .sum()
 }
 
-/// HTML fragments with the matched parts in `<mark>`; everything else is
-/// HTML-escaped, so they can be inserted into a page as they are.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Highlights {
-    pub name: String,
-    pub description: String,
-}
+#[cfg(test)]
+mod tests {
+    use chrono::{TimeZone, Utc};
+    use toolreg_core::{ExecutionKind, Format, Tier};
 
-/// Counts per value for each facet, over every matching tool.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct SearchFacets {
-    pub license: FacetCounts,
-    pub keyword: FacetCounts,
-    pub execution: FacetCounts,
-    pub tier: FacetCounts,
-}
+    use super::*;
 
-/// `(value, count)` pairs, most frequent first (then by value); serialized as
-/// a JSON object in that order.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FacetCounts(pub Vec<(String, u64)>);
-
-impl FacetCounts {
-    /// The count for `value` (0 when absent).
-    pub fn get(&self, value: &str) -> u64 {
-        self.0
-            .iter()
-            .find(|(v, _)| v == value)
-            .map_or(0, |(_, c)| *c)
-    }
-}
-
-impl Serialize for FacetCounts {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (value, count) in &self.0 {
-            map.serialize_entry(value, count)?;
+    fn doc_at(updated_at: chrono::DateTime<Utc>) -> SearchDoc {
+        SearchDoc {
+            name: "weather".into(),
+            version: "1.0.0".into(),
+            title: None,
+            description: String::new(),
+            notes: String::new(),
+            keywords: vec![],
+            license: None,
+            format: Format::Matimo,
+            execution: ExecutionKind::Http,
+            tier: Tier::Verified,
+            downloads: 0,
+            updated_at,
+            blocked: false,
+            blocked_reason: None,
         }
-        map.end()
+    }
+
+    #[test]
+    fn updated_at_is_written_as_chrono_serializes_it() {
+        let whole = Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap();
+        let cases = [
+            whole,
+            whole + chrono::Duration::milliseconds(250),
+            whole + chrono::Duration::microseconds(123_456),
+            whole + chrono::Duration::nanoseconds(1),
+        ];
+        for t in cases {
+            let written = hit(doc_at(t), SearchHighlights::default()).updated_at;
+            assert_eq!(
+                serde_json::to_value(&written).unwrap(),
+                serde_json::to_value(t).unwrap()
+            );
+        }
+        assert_eq!(
+            hit(doc_at(whole), SearchHighlights::default()).updated_at,
+            "2026-01-01T00:00:00Z"
+        );
     }
 }

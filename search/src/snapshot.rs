@@ -19,8 +19,8 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use tantivy::index::SegmentId;
 use tantivy::{Searcher, SegmentReader};
+use toolreg_api::{FacetCounts, SearchFacets};
 
-use crate::results::{FacetCounts, SearchFacets};
 use crate::table::SegmentTable;
 use crate::SearchError;
 

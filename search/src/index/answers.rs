@@ -6,12 +6,14 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use crate::SearchResults;
+use toolreg_api::SearchAnswer;
+
+use crate::results::heap_bytes;
 
 /// Most answers kept per searcher generation.
 pub(crate) const DEFAULT_CAPACITY: usize = 1024;
 /// Most memory the kept answers of a generation may take, by
-/// [`SearchResults::heap_bytes`]. A count alone does not bound it: 1,024
+/// [`heap_bytes`]. A count alone does not bound it: 1,024
 /// distinct queries at `per_page=100` with long descriptions and their
 /// highlighted copies could hold hundreds of megabytes.
 pub(crate) const MAX_BYTES: usize = 8 * 1024 * 1024;
@@ -26,9 +28,9 @@ pub(crate) struct AnswerCache {
 struct Inner {
     generation: u64,
     capacity: usize,
-    /// [`SearchResults::heap_bytes`] of the entries plus their keys.
+    /// [`heap_bytes`] of the entries plus their keys.
     bytes: usize,
-    entries: HashMap<String, SearchResults>,
+    entries: HashMap<String, SearchAnswer>,
     /// Answers served from the cache since it was made.
     hits: u64,
 }
@@ -72,7 +74,7 @@ impl AnswerCache {
     }
 
     /// The answer kept for `key` in `generation`, if any.
-    pub(crate) fn get(&self, generation: u64, key: &str) -> Option<SearchResults> {
+    pub(crate) fn get(&self, generation: u64, key: &str) -> Option<SearchAnswer> {
         let mut inner = self.lock();
         inner.enter(generation);
         let found = inner.entries.get(key).cloned();
@@ -85,9 +87,9 @@ impl AnswerCache {
     /// Keeps `results` as the answer to `key` in `generation`, unless a newer
     /// generation has started meanwhile, the cache is off, or the answer alone
     /// is over the byte budget.
-    pub(crate) fn insert(&self, generation: u64, key: String, results: &SearchResults) {
+    pub(crate) fn insert(&self, generation: u64, key: String, results: &SearchAnswer) {
         let mut inner = self.lock();
-        let bytes = key.len() + results.heap_bytes();
+        let bytes = key.len() + heap_bytes(results);
         if inner.generation != generation || inner.capacity == 0 || bytes > MAX_BYTES {
             return;
         }

@@ -30,11 +30,12 @@ use tantivy::directory::DirectoryLock;
 use tantivy::query::TermQuery;
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{DocAddress, Index, IndexReader, Searcher, TantivyDocument, Term};
+use toolreg_api::SearchAnswer;
 
 use crate::collector::{merge_top, PageCollector, SegmentPage};
 use crate::highlight::Highlighter;
 use crate::query::{self, Match, QueryWords};
-use crate::results::{Highlights, SearchHit, SearchResults};
+use crate::results;
 use crate::schema::Fields;
 use crate::snapshot::{Snapshot, TableCache};
 use crate::{SearchDoc, SearchError, SearchParams};
@@ -243,7 +244,7 @@ impl SearchIndex {
 
     /// Runs a search. Parameters are validated again here; a bad one is
     /// [`SearchError::BadRequest`] naming it.
-    pub fn query(&self, params: &SearchParams) -> Result<SearchResults, SearchError> {
+    pub fn query(&self, params: &SearchParams) -> Result<SearchAnswer, SearchError> {
         params.validate()?;
         let searcher = self.reader.searcher();
         let generation = searcher.generation().generation_id();
@@ -260,7 +261,7 @@ impl SearchIndex {
         &self,
         searcher: &Searcher,
         params: &SearchParams,
-    ) -> Result<SearchResults, SearchError> {
+    ) -> Result<SearchAnswer, SearchError> {
         let snapshot = self.snapshot(searcher)?;
         let mut words = QueryWords::analyze(&self.index, &params.q)?;
         words.mark_known(searcher, &self.fields)?;
@@ -297,35 +298,16 @@ impl SearchIndex {
             for addr in addrs {
                 let doc = self.hit_doc(searcher, &snapshot, addr)?;
                 let highlights = highlighter.highlights(&doc);
-                hits.push(hit(doc, highlights));
+                hits.push(results::hit(doc, highlights));
             }
         }
-        Ok(SearchResults {
+        Ok(SearchAnswer {
             total,
             page: params.page,
             per_page: params.per_page,
             hits,
             facets,
         })
-    }
-}
-
-fn hit(doc: SearchDoc, highlights: Highlights) -> SearchHit {
-    SearchHit {
-        name: doc.name,
-        version: doc.version,
-        title: doc.title,
-        description: doc.description,
-        keywords: doc.keywords,
-        license: doc.license,
-        format: doc.format,
-        execution: doc.execution,
-        tier: doc.tier,
-        downloads: doc.downloads,
-        updated_at: doc.updated_at,
-        blocked: doc.blocked,
-        blocked_reason: doc.blocked_reason,
-        highlights,
     }
 }
 

@@ -27,7 +27,7 @@ fn kept_answers_stay_within_their_byte_budget() {
                 params.page = page;
                 params.sort = sort;
                 let answer = index.query(&params).unwrap();
-                largest = largest.max(answer.heap_bytes());
+                largest = largest.max(crate::results::heap_bytes(&answer));
                 let (_, bytes) = index.result_cache_usage();
                 assert!(
                     bytes <= crate::index::ANSWER_CACHE_BYTES,
@@ -56,7 +56,7 @@ fn kept_answers_stay_within_their_byte_budget() {
 #[test]
 fn repeats_are_served_from_the_cache_until_the_index_changes() {
     let index = index_of(&sample());
-    let json = |r: SearchResults| serde_json::to_value(r).unwrap();
+    let json = |r: SearchAnswer| serde_json::to_value(r).unwrap();
     let first = json(search(&index, "slack"));
     assert_eq!(index.result_cache_hits(), 0, "a first query is computed");
     assert_eq!(json(search(&index, "slack")), first);

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{TimeZone, Utc};
+use toolreg_api::SearchAnswer;
 use toolreg_core::{ExecutionKind, Format, Tier};
 
 use crate::*;
@@ -46,7 +47,7 @@ fn index_of(docs: &[SearchDoc]) -> SearchIndex {
     index
 }
 
-fn names(r: &SearchResults) -> Vec<&str> {
+fn names(r: &SearchAnswer) -> Vec<&str> {
     r.hits.iter().map(|h| h.name.as_str()).collect()
 }
 
@@ -59,7 +60,7 @@ fn wait_until(what: &str, done: impl Fn() -> bool) {
     }
 }
 
-fn search(index: &SearchIndex, q: &str) -> SearchResults {
+fn search(index: &SearchIndex, q: &str) -> SearchAnswer {
     index.query(&SearchParams::q(q)).unwrap()
 }
 

@@ -182,7 +182,10 @@ fn sorts_and_pages_are_stable() {
     let keys: Vec<_> = r
         .hits
         .iter()
-        .map(|h| (h.updated_at, h.name.clone()))
+        .map(|h| {
+            let at = chrono::DateTime::parse_from_rfc3339(&h.updated_at).unwrap();
+            (at, h.name.clone())
+        })
         .collect();
     let mut sorted = keys.clone();
     sorted.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));

@@ -4,10 +4,11 @@
 //! index is open the answer is 503 with `Retry-After`.
 
 use actix_web::{get, web};
-use toolreg_search::{SearchRequest, SearchResults};
+use toolreg_search::SearchRequest;
 
 use crate::app::AppState;
 use crate::error::{AppError, AppResult, ProblemBody};
+use crate::views::SearchAnswer;
 
 /// Search tools by name, title, keywords and description, with filters,
 /// sorting, paging, facet counts and highlights.
@@ -29,7 +30,7 @@ use crate::error::{AppError, AppResult, ProblemBody};
 pub async fn search(
     state: web::Data<AppState>,
     query: web::Query<SearchRequest>,
-) -> AppResult<web::Json<SearchResults>> {
+) -> AppResult<web::Json<SearchAnswer>> {
     let params = query.parse()?;
     let results = web::block(move || state.search.query(&params))
         .await

@@ -93,7 +93,7 @@ pub struct Token {
 }
 
 /// A token as created: the row and the secret, which is never stored.
-pub struct CreatedToken {
+pub struct IssuedToken {
     pub token: Token,
     pub secret: String,
 }
@@ -134,7 +134,7 @@ impl Token {
         scopes: &[Scope],
         agent: bool,
         expires_at: Option<NaiveDateTime>,
-    ) -> AppResult<CreatedToken> {
+    ) -> AppResult<IssuedToken> {
         let name = name.trim();
         if name.is_empty() || name.len() > 100 {
             return Err(bad_request(
@@ -165,7 +165,7 @@ impl Token {
             .first(conn)
             .optional()?
             .ok_or_else(|| internal("the new token vanished"))?;
-        Ok(CreatedToken { token, secret })
+        Ok(IssuedToken { token, secret })
     }
 
     /// The live (not revoked, not expired) token whose secret is `secret`.
@@ -238,9 +238,9 @@ impl From<&Token> for EncodableToken {
     }
 }
 
-impl From<&CreatedToken> for toolreg_api::CreatedToken {
+impl From<&IssuedToken> for toolreg_api::CreatedToken {
     /// The answer to creating a token: the only time its secret is shown.
-    fn from(created: &CreatedToken) -> Self {
+    fn from(created: &IssuedToken) -> Self {
         let listed = EncodableToken::from(&created.token);
         toolreg_api::CreatedToken {
             id: listed.id,

@@ -6,9 +6,11 @@ use std::path::Path;
 use std::sync::{Arc, RwLock};
 
 use toolreg_search::{
-    OpenState, SearchError, SearchIndex, SearchParams, SearchResults, SearchSource, Tailer,
-    TailerHandle, TailerOptions,
+    OpenState, SearchError, SearchIndex, SearchParams, SearchSource, Tailer, TailerHandle,
+    TailerOptions,
 };
+
+use crate::views::SearchAnswer;
 
 struct Running {
     index: Arc<SearchIndex>,
@@ -78,7 +80,7 @@ impl SearchService {
     }
 
     /// Runs a search (blocking: call off the async executor).
-    pub fn query(&self, params: &SearchParams) -> Result<SearchResults, SearchError> {
+    pub fn query(&self, params: &SearchParams) -> Result<SearchAnswer, SearchError> {
         match self.index() {
             Some(index) => index.query(params),
             None => Err(SearchError::NotRunning),

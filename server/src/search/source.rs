@@ -10,6 +10,7 @@ use diesel::prelude::*;
 use toolreg_core::{ExecutionKind, Format, Tier};
 
 use crate::db::{Db, DbConnection};
+use crate::models::stored::Stored;
 use crate::models::version::{semver_desc, ManifestSummary};
 use crate::models::ToolRow;
 use crate::schema::{changes, tools, version_contents, versions};
@@ -52,12 +53,16 @@ struct Candidate {
 #[derive(Debug, Queryable)]
 struct Chosen {
     version: String,
-    format: String,
-    execution: String,
+    #[diesel(deserialize_as = Stored<Format>)]
+    format: Format,
+    #[diesel(deserialize_as = Stored<ExecutionKind>)]
+    execution: ExecutionKind,
     /// `versions.summary`: the manifest's listing fields.
     summary: String,
     readme: Option<String>,
-    publisher_tier: String,
+    /// The tier the version was published with.
+    #[diesel(deserialize_as = Stored<Tier>)]
+    publisher_tier: Tier,
     blocked: bool,
     blocked_reason: Option<String>,
 }
@@ -87,7 +92,8 @@ fn clip_bytes(s: &str, max: usize) -> &str {
 }
 
 /// Builds the document of `tool` from its chosen version. The summary is
-/// read leniently so that one odd row can't stop the index from being built.
+/// read leniently so that one odd row can't stop the index from being built;
+/// the enum columns were read typed by the query ([`Stored`]).
 fn build_doc(tool: &ToolRow, v: Chosen) -> SearchDoc {
     let manifest = ManifestSummary::parse(&v.summary);
     SearchDoc {
@@ -102,9 +108,9 @@ fn build_doc(tool: &ToolRow, v: Chosen) -> SearchDoc {
             .unwrap_or_default(),
         keywords: manifest.keywords,
         license: manifest.license,
-        format: v.format.parse().unwrap_or(Format::Matimo),
-        execution: v.execution.parse().unwrap_or(ExecutionKind::Function),
-        tier: v.publisher_tier.parse().unwrap_or(Tier::Untrusted),
+        format: v.format,
+        execution: v.execution,
+        tier: v.publisher_tier,
         downloads: u64::try_from(tool.downloads).unwrap_or(0),
         updated_at: DateTime::<Utc>::from_naive_utc_and_offset(tool.updated_at, Utc),
         blocked: v.blocked,

@@ -4,7 +4,7 @@
 
 use toolreg_core::policy::{ExecutionKind, Tier};
 use toolreg_core::Tool;
-use toolreg_search::{SearchParams, SearchResults, SearchSort};
+use toolreg_search::{SearchParams, SearchSort};
 
 use super::catalog::{
     Catalog, CatalogFacets, CatalogQuery, CatalogSort, Hit, Publisher, SearchPage, ToolSummary,
@@ -15,6 +15,7 @@ use crate::encode::rfc3339;
 use crate::error::{internal, AppResult};
 use crate::models::version::{self, list_for_tool, VersionContent, VersionSummary};
 use crate::models::{owner, ToolRow, User};
+use crate::views::SearchAnswer;
 
 impl Catalog for AppState {
     fn search(&self, query: &CatalogQuery) -> AppResult<SearchPage> {
@@ -145,7 +146,7 @@ fn search_params(q: &CatalogQuery) -> SearchParams {
     }
 }
 
-fn search_page(r: SearchResults) -> SearchPage {
+fn search_page(r: SearchAnswer) -> SearchPage {
     SearchPage {
         total: r.total,
         hits: r
