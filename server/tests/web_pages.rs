@@ -1,8 +1,9 @@
 //! The web index over HTTP against the real server, store and search index:
 //! pages answer 200/404/400 as HTML with the security headers, user-supplied
 //! text is escaped (a `<script>` description, a hostile README), assets live
-//! at hashed URLs with immutable cache headers, and yanked and blocked
-//! versions are marked on the tool page.
+//! at hashed URLs with immutable cache headers, yanked and blocked
+//! versions are marked on the tool page, and its exports panel lists every
+//! format with what it loses (withheld for a blocked version).
 
 mod common;
 
@@ -306,6 +307,12 @@ async fn yanked_and_blocked_versions_are_marked(app: TestApp) {
         "command explained: {}",
         p.body
     );
+    assert_eq!(
+        export_entries(&p.body).len(),
+        10,
+        "a yanked version still lists its exports: {}",
+        p.body
+    );
 
     // Demoting bob below `verified` blocks his `command` versions.
     let out = app.binary(&["admin", "set-tier", "bob", "untrusted"]);
@@ -323,6 +330,13 @@ async fn yanked_and_blocked_versions_are_marked(app: TestApp) {
         p.body
     );
     assert!(p.body.contains("status-blocked"));
+    assert!(
+        p.body
+            .contains("Exports of a blocked version are withheld.")
+            && export_entries(&p.body).is_empty(),
+        "no export links for a blocked version: {}",
+        p.body
+    );
     // With every version blocked or yanked, the tool page shows the highest one.
     let p = page(&app, "/tools/run-echo").await;
     assert_eq!(p.status, 200);
@@ -376,6 +390,147 @@ async fn assets_are_hashed_and_immutable(app: TestApp) {
     );
 }
 
+/// The entries of a tool page's exports panel: each one's format id and markup.
+fn export_entries(body: &str) -> Vec<(String, String)> {
+    const START: &str = "<li class=\"export-format\" data-format=\"";
+    body.split(START)
+        .skip(1)
+        .map(|chunk| {
+            let chunk = chunk.split("</section>").next().unwrap_or(chunk);
+            let (format, rest) = chunk.split_once('"').expect("data-format value");
+            (format.to_string(), rest.to_string())
+        })
+        .collect()
+}
+
+/// The one entry of the exports panel whose heading is `label`.
+fn export_entry<'a>(entries: &'a [(String, String)], label: &str) -> &'a str {
+    let heading = format!("<h3>{label}</h3>");
+    let found: Vec<&(String, String)> = entries
+        .iter()
+        .filter(|(_, m)| m.contains(&heading))
+        .collect();
+    assert_eq!(found.len(), 1, "one `{label}` entry in {entries:?}");
+    &found[0].1
+}
+
+async fn exports_panel_lists_every_format_and_its_losses(app: TestApp) {
+    let token = app.user("carol", Tier::Verified).await;
+    // The MCP spec's tool whose `outputSchema` is an array: protocols before
+    // 2026-07-28 wrap it, and Matimo can't express a tool without execution.
+    app.publish_ok(
+        &token,
+        BundleBuilder::corpus(
+            "mcp/spec-tool-with-array-output-schema",
+            "list-users",
+            "1.0.0",
+        )
+        .pack(),
+    )
+    .await;
+    // A parameter with a keyword Gemini's `Schema` lacks.
+    let counter = r#"{"name": "count_up", "description": "Count up from a positive start",
+        "inputSchema": {"type": "object", "properties": {"start": {"type": "integer",
+        "exclusiveMinimum": 0, "description": "Where to start"}}, "required": ["start"]}}"#;
+    app.publish_ok(
+        &token,
+        BundleBuilder::corpus("mcp/spec-with-no-parameters", "count-up", "1.0.0")
+            .file("tool.json", counter)
+            .pack(),
+    )
+    .await;
+
+    let path = "/tools/list-users/1.0.0";
+    let p = page(&app, path).await;
+    assert_eq!(p.status, 200);
+    assert_html(&p, path);
+    let entries = export_entries(&p.body);
+    let formats: Vec<&str> = entries.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(
+        formats,
+        [
+            "mcp",
+            "mcp",
+            "mcp",
+            "openai",
+            "openai",
+            "anthropic",
+            "gemini",
+            "gemini-json-schema",
+            "matimo",
+            "native"
+        ],
+        "every format, MCP per protocol, OpenAI plain and strict: {}",
+        p.body
+    );
+    let api = "/api/v1/tools/list-users/1.0.0/definition";
+    for (label, query) in [
+        ("MCP tool, protocol 2026-07-28 (the default)", "format=mcp"),
+        (
+            "MCP tool, protocol 2025-11-25",
+            "format=mcp&protocol=2025-11-25",
+        ),
+        (
+            "MCP tool, protocol 2025-06-18",
+            "format=mcp&protocol=2025-06-18",
+        ),
+        ("OpenAI function", "format=openai"),
+        ("OpenAI function, strict mode", "format=openai&strict=true"),
+        ("Anthropic tool", "format=anthropic"),
+        ("Gemini function declaration", "format=gemini"),
+        (
+            "Gemini function declaration, JSON Schema parameters",
+            "format=gemini-json-schema",
+        ),
+        ("Original definition (tool.json)", "format=native"),
+    ] {
+        let entry = export_entry(&entries, label);
+        let href = format!("href=\"{api}?{query}\"");
+        assert!(has_escaped(entry, &href), "{label} links {href}: {entry}");
+    }
+
+    // The newest MCP protocol loses nothing; 2025-11-25 wraps the array.
+    let newest = export_entry(&entries, "MCP tool, protocol 2026-07-28 (the default)");
+    assert!(newest.contains("Nothing is lost."), "{newest}");
+    let older = export_entry(&entries, "MCP tool, protocol 2025-11-25");
+    assert!(
+        older.contains("<code>/outputSchema</code>")
+            && older.contains("protocol 2025-11-25 allows only"),
+        "the wrap is reported: {older}"
+    );
+    let matimo = export_entry(&entries, "Matimo definition (YAML)");
+    assert!(
+        matimo.contains("Not available: cannot export as matimo") && !matimo.contains("href="),
+        "Matimo is refused with the reason and no link: {matimo}"
+    );
+    // The panel's report is the endpoint's: the link gives the same loss.
+    let res = app
+        .get(&format!("{api}?format=mcp&protocol=2025-11-25"))
+        .await;
+    assert_eq!(res.status(), 200);
+    let header = res.headers()["x-toolreg-export-warnings"]
+        .to_str()
+        .expect("ASCII header")
+        .to_string();
+    assert!(header.contains("\"/outputSchema\""), "{header}");
+
+    let p = page(&app, "/tools/count-up/1.0.0").await;
+    assert_eq!(p.status, 200);
+    let entries = export_entries(&p.body);
+    assert_eq!(entries.len(), 10, "{}", p.body);
+    let gemini = export_entry(&entries, "Gemini function declaration");
+    assert!(
+        gemini.contains("<code>/inputSchema/properties/start</code> <code>exclusiveMinimum</code>")
+            && gemini.contains("no Gemini equivalent; dropped"),
+        "Gemini's drop is reported: {gemini}"
+    );
+    let lossless = export_entry(
+        &entries,
+        "Gemini function declaration, JSON Schema parameters",
+    );
+    assert!(lossless.contains("Nothing is lost."), "{lossless}");
+}
+
 /// The first `prefix…suffix` URL in `text` (up to a quote, space or `>`).
 fn find_url(text: &str, prefix: &str, suffix: &str) -> Option<String> {
     text.match_indices(prefix).find_map(|(start, _)| {
@@ -393,4 +548,5 @@ both_backends!(async TestApp::with_search =>
     user_text_is_escaped,
     yanked_and_blocked_versions_are_marked,
     assets_are_hashed_and_immutable,
+    exports_panel_lists_every_format_and_its_losses,
 );

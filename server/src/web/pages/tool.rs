@@ -6,7 +6,9 @@
 use askama::Template;
 use toolreg_core::policy::Tier;
 
-use super::version::{execution_detail, exports, pin_snippet, ExportView};
+use super::version::{
+    execution_detail, exports, format_exports, pin_snippet, ExportView, FormatExport,
+};
 use super::{date_only, downloads_label, license_label, size_label, tool_url, version_url};
 use crate::web::assets::{Assets, ASSETS};
 use crate::web::catalog::{CatalogQuery, Publisher, ToolSummary, VersionDetail};
@@ -59,6 +61,9 @@ pub struct ToolView {
     pub result: Vec<ParamRow>,
     pub readme: SafeHtml,
     pub exports: Vec<ExportView>,
+    /// Every export format with its loss report; empty for a blocked
+    /// version, whose definition is withheld.
+    pub format_exports: Vec<FormatExport>,
     pub versions: Vec<VersionLine>,
     pub owners: Vec<Publisher>,
     pub keywords: Vec<Link>,
@@ -209,6 +214,11 @@ impl ToolView {
             result,
             readme,
             exports: exports(detail, &name, &version),
+            format_exports: if row.blocked {
+                Vec::new()
+            } else {
+                format_exports(detail, &name, &version)
+            },
             versions,
             owners: summary.owners.clone(),
             keywords,

@@ -1,8 +1,11 @@
 //! The parts of a tool page that describe one version: its definition in
-//! every export format, how it runs, and the command that pins it.
+//! every export format (and what each format loses), how it runs, and the
+//! command that pins it.
 
 use serde_json::Value;
-use toolreg_core::export::{export, ExportFormat};
+use toolreg_core::export::{
+    convert, export, ExportFormat, ExportOptions, ExportWarning, McpProtocol,
+};
 use toolreg_core::policy::ExecutionKind;
 
 use crate::web::catalog::VersionDetail;
@@ -42,6 +45,121 @@ pub(super) fn exports(detail: &VersionDetail, name: &str, version: &str) -> Vec<
             file_name: format!("{name}-{version}.{id}.json"),
         });
     }
+    out
+}
+
+/// One row of the exports panel: a format (with its options), the
+/// definition endpoint serving it, and what the conversion loses for this
+/// tool — or why the tool can't be exported in it.
+pub struct FormatExport {
+    pub label: String,
+    /// The id the API and `toolreg export --format` take.
+    pub format: &'static str,
+    pub url: String,
+    /// Why the format refuses this tool; `None` when it can be exported.
+    pub refused: Option<String>,
+    /// What the conversion dropped or changed (empty when nothing was).
+    pub warnings: Vec<ExportWarning>,
+}
+
+/// Every export format, each MCP protocol version (newest first) and OpenAI
+/// with and without strict mode, converted once to learn its loss report.
+/// The bodies are not kept: the page links to the definition endpoint.
+pub(super) fn format_exports(
+    detail: &VersionDetail,
+    name: &str,
+    version: &str,
+) -> Vec<FormatExport> {
+    let tool = &detail.manifest;
+    let api = format!("/api/v1/tools/{name}/{version}/definition");
+    let mut targets: Vec<(String, ExportFormat, ExportOptions, String)> = Vec::new();
+    for protocol in McpProtocol::ALL.into_iter().rev() {
+        let options = ExportOptions {
+            protocol,
+            ..ExportOptions::default()
+        };
+        let (label, query) = if protocol == McpProtocol::LATEST {
+            (
+                format!("MCP tool, protocol {protocol} (the default)"),
+                "format=mcp".to_string(),
+            )
+        } else {
+            (
+                format!("MCP tool, protocol {protocol}"),
+                format!("format=mcp&protocol={protocol}"),
+            )
+        };
+        targets.push((label, ExportFormat::Mcp, options, query));
+    }
+    let strict = ExportOptions {
+        strict: true,
+        ..ExportOptions::default()
+    };
+    let plain = ExportOptions::default();
+    for (label, format, options, query) in [
+        (
+            "OpenAI function",
+            ExportFormat::Openai,
+            plain,
+            "format=openai",
+        ),
+        (
+            "OpenAI function, strict mode",
+            ExportFormat::Openai,
+            strict,
+            "format=openai&strict=true",
+        ),
+        (
+            "Anthropic tool",
+            ExportFormat::Anthropic,
+            plain,
+            "format=anthropic",
+        ),
+        (
+            "Gemini function declaration",
+            ExportFormat::Gemini,
+            plain,
+            "format=gemini",
+        ),
+        (
+            "Gemini function declaration, JSON Schema parameters",
+            ExportFormat::GeminiJsonSchema,
+            plain,
+            "format=gemini-json-schema",
+        ),
+        (
+            "Matimo definition (YAML)",
+            ExportFormat::Matimo,
+            plain,
+            "format=matimo",
+        ),
+    ] {
+        targets.push((label.to_string(), format, options, query.to_string()));
+    }
+    let mut out: Vec<FormatExport> = targets
+        .into_iter()
+        .map(|(label, format, options, query)| {
+            let (refused, warnings) = match convert(tool, format, options) {
+                Ok(c) => (None, c.warnings),
+                Err(e) => (Some(e.to_string()), Vec::new()),
+            };
+            FormatExport {
+                label,
+                format: format.as_str(),
+                url: format!("{api}?{query}"),
+                refused,
+                warnings,
+            }
+        })
+        .collect();
+    // The original document: nothing converted, nothing lost.
+    out.push(FormatExport {
+        label: format!("Original definition ({})", tool.definition_file),
+        format: ExportFormat::Native.as_str(),
+        url: format!("{api}?format=native"),
+        refused: None,
+        warnings: Vec::new(),
+    });
     out
 }
 
