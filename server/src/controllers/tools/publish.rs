@@ -1,8 +1,8 @@
 //! Publishing a new tool or a new version of a tool (`POST /api/v1/tools`).
 //!
 //! Everything is checked before anything is stored: the token, the body size
-//! (while streaming), the bundle rules, the definition, ownership and the
-//! publisher's tier. Then the blob is stored content-addressed, and one
+//! (while streaming), the bundle rules, the definition and its lint (block
+//! findings are refused), ownership and the publisher's tier. Then the blob is stored content-addressed, and one
 //! database transaction makes the version visible together with its change
 //! log and audit rows. A failure at any point leaves nothing visible.
 
@@ -78,6 +78,9 @@ async fn publish_bundle(
     let (loaded, readme) = web::block(move || -> AppResult<_> {
         let files = bundle::unpack(&unpack_input, &limits)?;
         let loaded = toolreg_core::load(&files)?;
+        // Block findings of the definition lint (hidden characters, live
+        // credentials) refuse the publish: 422 naming rule, pointer and excerpt.
+        loaded.refuse_blocks()?;
         let readme = files
             .get("README.md")
             .map(|b| String::from_utf8_lossy(b).into_owned());
