@@ -1,7 +1,8 @@
 //! The definition lint at publish: block findings (hidden characters, live
 //! credentials) are refused with 422 naming the rule, the pointer and the
 //! excerpt, and nothing is stored; flag findings publish and are returned
-//! with the version.
+//! with the version, except that an untrusted publisher can't publish a
+//! flagged version that runs code (403 naming the rules and the tier).
 
 mod common;
 
