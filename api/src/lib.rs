@@ -193,6 +193,11 @@ pub struct EncodableVersion {
     pub readme: Option<String>,
     /// The version's record's index in the transparency log (null for none).
     pub log_index: Option<i64>,
+    /// What the definition lint flagged when the version was published
+    /// (`[]` when clean).
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<Object>))]
+    pub findings: Vec<toolreg_core::lint::Finding>,
 }
 
 /// `GET /api/v1/resolve/{name}`: the highest version matching a

@@ -77,6 +77,8 @@ diesel::table! {
         definition_file -> Text,
         definition -> Text,
         readme -> Nullable<Text>,
+        /// The definition lint's findings (`toolreg_core::lint::Finding`s) as a JSON array.
+        findings -> Text,
     }
 }
 

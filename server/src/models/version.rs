@@ -54,6 +54,8 @@ pub struct VersionContent {
     pub definition_file: String,
     pub definition: String,
     pub readme: Option<String>,
+    /// The definition lint's findings as a JSON array (`[]` when clean).
+    pub findings: String,
 }
 
 impl VersionContent {
@@ -177,6 +179,8 @@ pub struct NewContent<'a> {
     pub definition_file: &'a str,
     pub definition: &'a str,
     pub readme: Option<&'a str>,
+    /// The definition lint's findings as a JSON array.
+    pub findings: &'a str,
 }
 
 /// The uniqueness key of a version: without build metadata, so `1.0.0+a`
@@ -235,6 +239,7 @@ impl VersionRow {
                 version_contents::definition_file.eq(content.definition_file),
                 version_contents::definition.eq(content.definition),
                 version_contents::readme.eq(content.readme),
+                version_contents::findings.eq(content.findings),
             ))
             .execute(conn)?;
         Ok(id)

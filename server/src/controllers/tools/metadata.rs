@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::app::AppState;
 use crate::controllers::json_body;
 use crate::encode::{rfc3339, to_json};
-use crate::error::{AppResult, ProblemBody};
+use crate::error::{internal, AppResult, ProblemBody};
 use crate::models::version::VersionContent;
 use crate::models::{tool_summary, ToolRow, User, VersionRow};
 use crate::views::{EncodablePublisher, EncodableTool, EncodableVersion};
@@ -68,6 +68,12 @@ pub async fn show_version(
             let content = VersionContent::of(conn, v.id)?;
             let user = User::find(conn, v.publisher_id)?;
             let log_index = crate::transparency::store::index_of(conn, v.id)?;
+            let findings = serde_json::from_str(&content.findings).map_err(|e| {
+                internal(format!(
+                    "stored lint findings of version {} are not JSON: {e}",
+                    v.id
+                ))
+            })?;
             Ok(EncodableVersion {
                 name: tool.name,
                 version: v.version,
@@ -90,6 +96,7 @@ pub async fn show_version(
                 definition: content.definition,
                 readme: content.readme,
                 log_index,
+                findings,
             })
         })
         .await?;

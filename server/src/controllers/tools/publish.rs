@@ -1,10 +1,14 @@
 //! Publishing a new tool or a new version of a tool (`POST /api/v1/tools`).
 //!
 //! Everything is checked before anything is stored: the token, the body size
-//! (while streaming), the bundle rules, the definition, ownership and the
-//! publisher's tier. Then the blob is stored content-addressed, and one
-//! database transaction makes the version visible together with its change
-//! log and audit rows. A failure at any point leaves nothing visible.
+//! (while streaming), the bundle rules, the definition and its lint (block
+//! findings are refused), ownership and the publisher's tier (an untrusted
+//! publisher can't publish flagged code). Then the blob is stored
+//! content-addressed, and one database transaction makes the version visible
+//! together with its lint findings (the flags it carries), change log and
+//! audit rows. A failure at any point leaves nothing visible.
+
+use std::collections::BTreeSet;
 
 use actix_web::http::header;
 use actix_web::{post, web, HttpRequest, HttpResponse};
@@ -12,6 +16,7 @@ use bytes::{Bytes, BytesMut};
 use futures::StreamExt;
 use serde_json::json;
 use toolreg_core::bundle::{self, Limits};
+use toolreg_core::lint::Finding;
 use toolreg_core::{ExecutionKind, Policy, Tier};
 
 use crate::app::AppState;
@@ -78,6 +83,9 @@ async fn publish_bundle(
     let (loaded, readme) = web::block(move || -> AppResult<_> {
         let files = bundle::unpack(&unpack_input, &limits)?;
         let loaded = toolreg_core::load(&files)?;
+        // Block findings of the definition lint (hidden characters, live
+        // credentials) refuse the publish: 422 naming rule, pointer and excerpt.
+        loaded.refuse_blocks()?;
         let readme = files
             .get("README.md")
             .map(|b| String::from_utf8_lossy(b).into_owned());
@@ -92,6 +100,7 @@ async fn publish_bundle(
         .policy
         .check(tool.execution.kind, tier)
         .map_err(AppError::TierForbidden)?;
+    refuse_flagged_code(tool.execution.kind, tier, &loaded.findings)?;
 
     // 4. Ownership, scope and immutability, checked before storing anything.
     let name = tool.registry_name.clone();
@@ -123,6 +132,8 @@ async fn publish_bundle(
         definition_file: tool.definition_file.clone(),
         definition: tool.original_text(),
         readme,
+        findings: serde_json::to_string(&loaded.findings)
+            .map_err(|e| internal(format!("cannot encode the lint findings: {e}")))?,
         tier,
         kind: tool.execution.kind,
     };
@@ -144,6 +155,29 @@ async fn publish_bundle(
         warnings: loaded.warnings.iter().map(EncodableProblem::from).collect(),
         log_index,
     }))
+}
+
+/// An untrusted publisher (any agent token included) can't publish a
+/// version that runs code when the lint flagged its definition: flagged
+/// text in code nobody vouches for is refused (403) naming the rules and
+/// the tier.
+fn refuse_flagged_code(kind: ExecutionKind, tier: Tier, findings: &[Finding]) -> AppResult<()> {
+    let runs_code = matches!(
+        kind,
+        ExecutionKind::Function | ExecutionKind::Script | ExecutionKind::Command
+    );
+    if tier != Tier::Untrusted || !runs_code || findings.is_empty() {
+        return Ok(());
+    }
+    let rules: BTreeSet<&str> = findings.iter().map(|f| f.rule.as_str()).collect();
+    let rules: Vec<&str> = rules.into_iter().collect();
+    Err(forbidden(format!(
+        "the definition has lint findings ({}) and its execution kind `{kind}` runs code; \
+         a publisher of tier `{}` can't publish flagged code: reword the flagged text, \
+         or publish as a verified or trusted publisher (not with an agent token)",
+        rules.join(", "),
+        tier.as_str()
+    )))
 }
 
 /// Human form of a byte limit: `10 MiB (10485760 bytes)`.
@@ -203,6 +237,7 @@ struct NewRecord {
     definition_file: String,
     definition: String,
     readme: Option<String>,
+    findings: String,
     tier: Tier,
     kind: ExecutionKind,
 }
@@ -320,6 +355,7 @@ fn insert_version(
             definition_file: &r.definition_file,
             definition: &r.definition,
             readme: r.readme.as_deref(),
+            findings: &r.findings,
         },
     )?;
     let mut audit = NewAudit::new("publish");
