@@ -77,6 +77,8 @@ diesel::table! {
         definition_file -> Text,
         definition -> Text,
         readme -> Nullable<Text>,
+        /// The README as sanitized HTML, rendered at publish.
+        readme_html -> Nullable<Text>,
     }
 }
 

@@ -54,6 +54,9 @@ pub struct VersionContent {
     pub definition_file: String,
     pub definition: String,
     pub readme: Option<String>,
+    /// The README rendered to sanitized HTML at publish (`None` before
+    /// that was stored, or without a README).
+    pub readme_html: Option<String>,
 }
 
 impl VersionContent {
@@ -177,6 +180,7 @@ pub struct NewContent<'a> {
     pub definition_file: &'a str,
     pub definition: &'a str,
     pub readme: Option<&'a str>,
+    pub readme_html: Option<&'a str>,
 }
 
 /// The uniqueness key of a version: without build metadata, so `1.0.0+a`
@@ -188,6 +192,14 @@ pub fn version_key(v: &semver::Version) -> String {
 }
 
 impl VersionRow {
+    /// How many versions `tool_id` has (yanked and blocked ones too).
+    pub fn count(conn: &mut DbConnection, tool_id: i64) -> AppResult<i64> {
+        Ok(versions::table
+            .filter(versions::tool_id.eq(tool_id))
+            .count()
+            .get_result(conn)?)
+    }
+
     /// The version of `tool_id` equal to `version` (ignoring build metadata).
     pub fn find(
         conn: &mut DbConnection,
@@ -235,6 +247,7 @@ impl VersionRow {
                 version_contents::definition_file.eq(content.definition_file),
                 version_contents::definition.eq(content.definition),
                 version_contents::readme.eq(content.readme),
+                version_contents::readme_html.eq(content.readme_html),
             ))
             .execute(conn)?;
         Ok(id)

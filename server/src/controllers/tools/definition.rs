@@ -6,6 +6,7 @@ use toolreg_core::export::{export, ExportFormat};
 use utoipa::IntoParams;
 
 use crate::app::AppState;
+use crate::controllers::contents_servable;
 use crate::error::{bad_request, internal, AppResult, ProblemBody};
 use crate::models::version::VersionContent;
 use crate::models::{ToolRow, VersionRow};
@@ -17,10 +18,11 @@ pub struct DefinitionQuery {
 }
 
 /// The version's definition exported to another format; 422 when the tool
-/// cannot be expressed in it.
+/// cannot be expressed in it; 403 when the version is blocked (its contents
+/// are not served, in any format).
 #[utoipa::path(tag = "tools", params(("name" = String, Path), ("version" = String, Path), DefinitionQuery),
     responses((status = 200, description = "the exported definition"),
-              (status = 400, body = ProblemBody), (status = 404, body = ProblemBody), (status = 422, body = ProblemBody)))]
+              (status = 400, body = ProblemBody), (status = 403, description = "version blocked", body = ProblemBody), (status = 404, body = ProblemBody), (status = 422, body = ProblemBody)))]
 #[get("/api/v1/tools/{name}/{version}/definition")]
 pub async fn definition(
     state: web::Data<AppState>,
@@ -39,6 +41,7 @@ pub async fn definition(
         .read(move |conn| {
             let tool = ToolRow::require(conn, &name)?;
             let v = VersionRow::require(conn, tool.id, &tool.name, &version)?;
+            contents_servable(&v.version, v.blocked, v.blocked_reason.as_deref())?;
             let content = VersionContent::of(conn, v.id)?;
             Ok((v, content))
         })
