@@ -85,7 +85,7 @@ async fn blocked_versions_withhold_definition_and_code(app: TestApp) {
         );
         assert!(html.contains("withheld"), "{path} does not say why");
         assert!(
-            html.contains("<strong>trusted</strong>") && html.contains("<strong>verified</strong>"),
+            html.contains("require the <strong>trusted</strong> tier") && html.contains("verified"),
             "{path} does not name the required and the publisher's tier"
         );
         assert!(
