@@ -18,6 +18,9 @@ use crate::downloads::DownloadCounter;
 use crate::error::{json_error_handler, path_error_handler, query_error_handler};
 use crate::metrics::Metrics;
 
+/// The default of `--max-versions-per-tool`.
+pub const DEFAULT_MAX_VERSIONS_PER_TOOL: i64 = 5000;
+
 /// How long a presigned download URL stays valid (`--redirect-downloads`).
 pub const PRESIGNED_URL_LIFETIME: Duration = Duration::from_secs(300);
 
@@ -39,6 +42,8 @@ pub struct AppState {
     /// When set (S3 storage only), downloads answer a redirect to a presigned
     /// URL valid this long instead of streaming the bundle.
     pub redirect_downloads: Option<Duration>,
+    /// The most versions one tool may have (`--max-versions-per-tool`).
+    pub max_versions_per_tool: i64,
     /// The transparency log's signing key and latest checkpoint (`serve`
     /// sets the configured key; [`AppState::new`] starts with a random one).
     pub log: crate::transparency::LogService,
@@ -61,6 +66,7 @@ impl AppState {
             search: crate::search::SearchService::default(),
             rate_limits: crate::rate_limit::RateLimits::default(),
             redirect_downloads: None,
+            max_versions_per_tool: DEFAULT_MAX_VERSIONS_PER_TOOL,
             log: crate::transparency::LogService::ephemeral(),
             cache: crate::read_cache::ReadCache::default(),
         }

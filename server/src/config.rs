@@ -125,6 +125,10 @@ pub struct ServeOptions {
     /// URL valid for 5 minutes instead of streaming the bytes through the server.
     #[arg(long, env = "TOOLREG_REDIRECT_DOWNLOADS", global = true)]
     pub redirect_downloads: bool,
+    /// The most versions one tool may have; a publish past it is refused
+    /// (409 `too-many-versions`), so a tool's summary stays bounded.
+    #[arg(long, env = "TOOLREG_MAX_VERSIONS_PER_TOOL", default_value_t = crate::app::DEFAULT_MAX_VERSIONS_PER_TOOL, global = true)]
+    pub max_versions_per_tool: i64,
     /// Memory for cached API answers and small bundles, in MiB (`0` turns
     /// the cache off). Other replicas' changes reach the cache through the
     /// change log; download counts and owner changes lag by at most 10 s.
@@ -154,6 +158,7 @@ impl Default for ServeOptions {
             rate_limit_tokens: RateLimit::OFF,
             trust_proxy: false,
             redirect_downloads: false,
+            max_versions_per_tool: crate::app::DEFAULT_MAX_VERSIONS_PER_TOOL,
             cache_mib: crate::read_cache::DEFAULT_MIB,
             log_key: None,
             log_key_file: None,

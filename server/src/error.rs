@@ -38,6 +38,9 @@ pub enum AppError {
     /// 409 `version-exists`: versions are immutable.
     #[error("{0}")]
     VersionExists(String),
+    /// 409 `too-many-versions`: the tool has as many versions as one tool may have.
+    #[error("{0}")]
+    TooManyVersions(String),
     /// 413 `too-large`: the message names the limit.
     #[error("{0}")]
     TooLarge(String),
@@ -151,6 +154,7 @@ impl AppError {
             AppError::Blocked(_) => ("blocked", "Version blocked"),
             AppError::NotFound(_) => ("not-found", "Not found"),
             AppError::VersionExists(_) => ("version-exists", "Version already published"),
+            AppError::TooManyVersions(_) => ("too-many-versions", "Too many versions"),
             AppError::TooLarge(_) => ("too-large", "Too large"),
             AppError::InvalidDefinition { .. } => ("invalid-definition", "Invalid tool definition"),
             AppError::Unprocessable(_) => ("unprocessable", "Cannot process the request"),
@@ -209,7 +213,7 @@ impl ResponseError for AppError {
                 StatusCode::FORBIDDEN
             }
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
-            AppError::VersionExists(_) => StatusCode::CONFLICT,
+            AppError::VersionExists(_) | AppError::TooManyVersions(_) => StatusCode::CONFLICT,
             AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::InvalidDefinition { .. } | AppError::Unprocessable(_) => {
                 StatusCode::UNPROCESSABLE_ENTITY

@@ -51,6 +51,7 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
         tokens: opts.rate_limit_tokens,
         trust_proxy: opts.trust_proxy,
     };
+    state.max_versions_per_tool = opts.max_versions_per_tool;
     if opts.redirect_downloads {
         if !state.blobs.can_presign() {
             return Err(internal(format!(

@@ -79,6 +79,8 @@ diesel::table! {
         readme -> Nullable<Text>,
         /// The definition lint's findings (`toolreg_core::lint::Finding`s) as a JSON array.
         findings -> Text,
+        /// The README as sanitized HTML, rendered at publish.
+        readme_html -> Nullable<Text>,
     }
 }
 

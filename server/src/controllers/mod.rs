@@ -53,12 +53,11 @@ pub async fn serve_bundle(
     req: &HttpRequest,
     target: &DownloadTarget,
 ) -> AppResult<HttpResponse> {
-    if target.blocked {
-        return Err(AppError::Blocked(blocked_message(
-            &target.version,
-            target.blocked_reason.as_deref(),
-        )));
-    }
+    contents_servable(
+        &target.version,
+        target.blocked,
+        target.blocked_reason.as_deref(),
+    )?;
     let sha256 = target.sha256.as_str();
     let etag = format!("\"{sha256}\"");
     if not_modified(req, sha256) {
@@ -121,6 +120,22 @@ fn bundle_headers(mut res: HttpResponseBuilder, etag: &str, sha256: &str) -> Htt
 fn count_download(state: &AppState, target: &DownloadTarget) {
     state.downloads.count(target.tool_id, target.version_id);
     state.metrics.download();
+}
+
+/// May this version's contents — its bundle, its definition in any format,
+/// the code it carries — be served? A blocked version's may not: `403
+/// blocked` with the reason. The bundle download, the definition export and
+/// the web version page all ask here, so a new state that withholds contents
+/// (e.g. quarantine) is added in this one place.
+pub fn contents_servable(
+    version: &str,
+    blocked: bool,
+    blocked_reason: Option<&str>,
+) -> AppResult<()> {
+    if blocked {
+        return Err(AppError::Blocked(blocked_message(version, blocked_reason)));
+    }
+    Ok(())
 }
 
 /// The explanation a blocked version answers with.

@@ -56,6 +56,9 @@ pub struct VersionContent {
     pub readme: Option<String>,
     /// The definition lint's findings as a JSON array (`[]` when clean).
     pub findings: String,
+    /// The README rendered to sanitized HTML at publish (`None` before
+    /// that was stored, or without a README).
+    pub readme_html: Option<String>,
 }
 
 impl VersionContent {
@@ -181,6 +184,7 @@ pub struct NewContent<'a> {
     pub readme: Option<&'a str>,
     /// The definition lint's findings as a JSON array.
     pub findings: &'a str,
+    pub readme_html: Option<&'a str>,
 }
 
 /// The uniqueness key of a version: without build metadata, so `1.0.0+a`
@@ -192,6 +196,14 @@ pub fn version_key(v: &semver::Version) -> String {
 }
 
 impl VersionRow {
+    /// How many versions `tool_id` has (yanked and blocked ones too).
+    pub fn count(conn: &mut DbConnection, tool_id: i64) -> AppResult<i64> {
+        Ok(versions::table
+            .filter(versions::tool_id.eq(tool_id))
+            .count()
+            .get_result(conn)?)
+    }
+
     /// The version of `tool_id` equal to `version` (ignoring build metadata).
     pub fn find(
         conn: &mut DbConnection,
@@ -240,6 +252,7 @@ impl VersionRow {
                 version_contents::definition.eq(content.definition),
                 version_contents::readme.eq(content.readme),
                 version_contents::findings.eq(content.findings),
+                version_contents::readme_html.eq(content.readme_html),
             ))
             .execute(conn)?;
         Ok(id)

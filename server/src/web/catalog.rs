@@ -8,6 +8,7 @@ use toolreg_core::policy::{ExecutionKind, Tier};
 use toolreg_core::{Format, Tool};
 
 use crate::error::AppResult;
+use crate::web::html::SafeHtml;
 
 /// How search results are ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -137,7 +138,8 @@ pub struct VersionDetail {
     pub publisher: Publisher,
     /// The canonical model; `manifest.original` holds the original definition bytes.
     pub manifest: Tool,
-    pub readme: Option<String>,
+    /// The README, rendered (empty without one).
+    pub readme: SafeHtml,
 }
 
 /// Where the web pages get their data. Implementations are synchronous (the

@@ -15,6 +15,12 @@ use pulldown_cmark::{html, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 pub struct SafeHtml(String);
 
 impl SafeHtml {
+    /// HTML that [`markdown`] produced earlier and the database kept (the
+    /// README rendered at publish).
+    pub fn stored(html: String) -> SafeHtml {
+        SafeHtml(html)
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }

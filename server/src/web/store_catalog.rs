@@ -11,11 +11,13 @@ use super::catalog::{
     VersionDetail, VersionListRow,
 };
 use crate::app::AppState;
+use crate::controllers::tools::publish::MAX_README;
 use crate::encode::rfc3339;
 use crate::error::{internal, AppResult};
 use crate::models::version::{self, list_for_tool, VersionContent, VersionSummary};
 use crate::models::{owner, ToolRow, User};
 use crate::views::SearchAnswer;
+use crate::web::html::{self, SafeHtml};
 
 impl Catalog for AppState {
     fn search(&self, query: &CatalogQuery) -> AppResult<SearchPage> {
@@ -93,7 +95,7 @@ impl Catalog for AppState {
                 tier: v.publisher_tier,
             },
             manifest,
-            readme: content.readme,
+            readme: readme_html(content.readme_html, content.readme.as_deref()),
         }))
     }
 
@@ -175,4 +177,22 @@ fn search_page(r: SearchAnswer) -> SearchPage {
             format: Vec::new(),
         },
     }
+}
+
+/// The README's HTML: as rendered at publish, or — for a version published
+/// before that was stored — rendered now (the catalog runs on the blocking
+/// pool, never on a worker), from at most the first 512 KiB of the text so
+/// an old, oversized README costs no more than a new one.
+fn readme_html(stored: Option<String>, text: Option<&str>) -> SafeHtml {
+    if let Some(rendered) = stored {
+        return SafeHtml::stored(rendered);
+    }
+    let Some(text) = text else {
+        return SafeHtml::default();
+    };
+    let mut end = text.len().min(MAX_README);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    html::markdown(&text[..end])
 }

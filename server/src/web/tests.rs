@@ -115,7 +115,7 @@ fn tool(
             tier: Tier::Verified,
         },
         manifest,
-        readme: readme.map(str::to_string),
+        readme: readme.map(crate::web::html::markdown).unwrap_or_default(),
     };
     detail.manifest.original = br#"{"name": "<script>alert(1)</script>"}"#.to_vec();
     let summary = ToolSummary {

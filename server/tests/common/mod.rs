@@ -40,12 +40,19 @@ pub struct TestAppBuilder {
     backend: Backend,
     policy: Policy,
     search: bool,
+    max_versions_per_tool: Option<i64>,
 }
 
 impl TestAppBuilder {
     /// The tier policy (default: [`Policy::default`]).
     pub fn with_policy(mut self, policy: Policy) -> Self {
         self.policy = policy;
+        self
+    }
+
+    /// The most versions one tool may have (default: the server's).
+    pub fn with_max_versions_per_tool(mut self, max: i64) -> Self {
+        self.max_versions_per_tool = Some(max);
         self
     }
 
@@ -81,7 +88,11 @@ impl TestAppBuilder {
         db.migrate().expect("migrations");
         let blobs = BlobStore::open_with(&storage_url, services.s3_options())
             .expect("open the test blob store");
-        let state = web::Data::new(AppState::new(db, blobs, self.policy));
+        let mut state = AppState::new(db, blobs, self.policy);
+        if let Some(max) = self.max_versions_per_tool {
+            state.max_versions_per_tool = max;
+        }
+        let state = web::Data::new(state);
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let addr = listener.local_addr().expect("local addr");
         let server = app::server(state.clone(), listener, Some(2)).expect("build the server");
@@ -127,6 +138,7 @@ impl TestApp {
             backend,
             policy: Policy::default(),
             search: false,
+            max_versions_per_tool: None,
         }
     }
 

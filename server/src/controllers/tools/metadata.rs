@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::app::AppState;
 use crate::controllers::json_body;
+use crate::controllers::tools::publish::MAX_README;
 use crate::encode::{rfc3339, to_json};
 use crate::error::{internal, AppResult, ProblemBody};
 use crate::models::version::VersionContent;
@@ -94,7 +95,9 @@ pub async fn show_version(
                 manifest: serde_json::from_str(&content.manifest).unwrap_or(Value::Null),
                 definition_file: content.definition_file,
                 definition: content.definition,
-                readme: content.readme,
+                // Bounded like a publish's README; a larger one from before
+                // the limit is left out.
+                readme: content.readme.filter(|r| r.len() <= MAX_README),
                 log_index,
                 findings,
             })

@@ -29,6 +29,9 @@ use crate::models::{owner, tier, tool_summary, NewAudit, Scope, ToolRow, Version
 use crate::rate_limit::Action;
 use crate::views::{EncodableProblem, PublishedVersion};
 
+/// The largest README.md a bundle may carry: it is shown on the tool page.
+pub const MAX_README: usize = 512 * 1024;
+
 /// Publish a bundle (a gzip'd tar of the tool directory).
 #[utoipa::path(tag = "tools", security(("bearer" = [])),
     request_body(content = Vec<u8>, content_type = "application/gzip", description = "the bundle"),
@@ -37,8 +40,8 @@ use crate::views::{EncodableProblem, PublishedVersion};
         (status = 400, description = "bad bundle", body = ProblemBody),
         (status = 401, body = ProblemBody),
         (status = 403, description = "not an owner, missing scope, or tier too low", body = ProblemBody),
-        (status = 409, description = "version already published", body = ProblemBody),
-        (status = 413, description = "bundle too large", body = ProblemBody),
+        (status = 409, description = "version already published, or the tool has the most versions allowed", body = ProblemBody),
+        (status = 413, description = "bundle or README.md too large", body = ProblemBody),
         (status = 422, description = "invalid definition", body = ProblemBody),
         (status = 429, description = "rate limited (see `Retry-After`)", body = ProblemBody)))]
 #[post("/api/v1/tools")]
@@ -80,16 +83,25 @@ async fn publish_bundle(
 
     // 2. The bundle rules and the definition (CPU work, off the executor).
     let unpack_input = bytes.clone();
-    let (loaded, readme) = web::block(move || -> AppResult<_> {
+    let (loaded, readme, readme_html) = web::block(move || -> AppResult<_> {
         let files = bundle::unpack(&unpack_input, &limits)?;
         let loaded = toolreg_core::load(&files)?;
         // Block findings of the definition lint (hidden characters, live
         // credentials) refuse the publish: 422 naming rule, pointer and excerpt.
         loaded.refuse_blocks()?;
-        let readme = files
-            .get("README.md")
-            .map(|b| String::from_utf8_lossy(b).into_owned());
-        Ok((loaded, readme))
+        let readme = files.get("README.md");
+        if let Some(readme) = readme.filter(|r| r.len() > MAX_README) {
+            return Err(AppError::TooLarge(format!(
+                "README.md too large: it is {} bytes; the limit is 512 KiB ({MAX_README} bytes)",
+                readme.len()
+            )));
+        }
+        let readme = readme.map(|b| String::from_utf8_lossy(b).into_owned());
+        // Rendered once, here, off the workers; the tool page serves this.
+        let readme_html = readme
+            .as_deref()
+            .map(|r| crate::web::html::markdown(r).as_str().to_string());
+        Ok((loaded, readme, readme_html))
     })
     .await??;
     let tool = &loaded.tool;
@@ -107,9 +119,10 @@ async fn publish_bundle(
     let version = tool.version.to_string();
     {
         let (name, version, auth) = (name.clone(), version.clone(), auth.clone());
+        let max = state.max_versions_per_tool;
         state
             .db
-            .read(move |conn| check_publish_allowed(conn, &auth, &name, &version).map(|_| ()))
+            .read(move |conn| check_publish_allowed(conn, &auth, &name, &version, max).map(|_| ()))
             .await?;
     }
 
@@ -134,6 +147,7 @@ async fn publish_bundle(
         readme,
         findings: serde_json::to_string(&loaded.findings)
             .map_err(|e| internal(format!("cannot encode the lint findings: {e}")))?,
+        readme_html,
         tier,
         kind: tool.execution.kind,
     };
@@ -238,6 +252,7 @@ struct NewRecord {
     definition: String,
     readme: Option<String>,
     findings: String,
+    readme_html: Option<String>,
     tier: Tier,
     kind: ExecutionKind,
 }
@@ -249,6 +264,7 @@ fn check_publish_allowed(
     auth: &Auth,
     name: &str,
     version: &str,
+    max_versions: i64,
 ) -> AppResult<Option<ToolRow>> {
     let Some(tool) = ToolRow::by_name(conn, name)? else {
         auth.require_scope(Scope::PublishNew)?;
@@ -279,7 +295,20 @@ fn check_publish_allowed(
             tool.name, existing.version
         )));
     }
+    check_version_room(conn, &tool, max_versions)?;
     Ok(Some(tool))
+}
+
+/// 409 `too-many-versions` when `tool` has `max_versions` versions already.
+fn check_version_room(conn: &mut DbConnection, tool: &ToolRow, max_versions: i64) -> AppResult<()> {
+    let count = VersionRow::count(conn, tool.id)?;
+    if count >= max_versions {
+        return Err(AppError::TooManyVersions(format!(
+            "`{}` has {count} versions, the most one tool may have (the limit is {max_versions} versions per tool); publish under a new name",
+            tool.name
+        )));
+    }
+    Ok(())
 }
 
 /// Run the publish transaction; a unique violation means a concurrent publish
@@ -294,9 +323,10 @@ async fn insert_version_retrying(
     loop {
         attempt += 1;
         let (auth, shared, policy) = (auth.clone(), record.clone(), state.policy.clone());
+        let max = state.max_versions_per_tool;
         let result = state
             .db
-            .write(move |conn| insert_version(conn, &policy, &auth, &shared))
+            .write(move |conn| insert_version(conn, &policy, &auth, &shared, max))
             .await;
         match result {
             Err(e) if is_unique_violation(&e) && attempt < 3 => continue,
@@ -316,13 +346,17 @@ fn insert_version(
     policy: &Policy,
     auth: &Auth,
     r: &NewRecord,
+    max_versions: i64,
 ) -> AppResult<(String, i64)> {
     // The tier again, under the publisher's row lock: a tier change may have
     // committed since step 3, and it must not miss this version.
     tier::recheck_publish(conn, policy, auth.user.id, auth.token.agent, r.kind)?;
-    let tool = match check_publish_allowed(conn, auth, &r.name, &r.version)? {
+    let tool = match check_publish_allowed(conn, auth, &r.name, &r.version, max_versions)? {
         Some(tool) => {
             ToolRow::touch(conn, tool.id)?;
+            // Counted again under the tool's row lock, which serializes
+            // publishes of one tool, so concurrent ones cannot pass the limit.
+            check_version_room(conn, &tool, max_versions)?;
             tool
         }
         None => {
@@ -356,6 +390,7 @@ fn insert_version(
             definition: &r.definition,
             readme: r.readme.as_deref(),
             findings: &r.findings,
+            readme_html: r.readme_html.as_deref(),
         },
     )?;
     let mut audit = NewAudit::new("publish");

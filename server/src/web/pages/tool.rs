@@ -10,6 +10,7 @@ use super::version::{
     execution_detail, exports, format_exports, pin_snippet, ExportView, FormatExport,
 };
 use super::{date_only, downloads_label, license_label, size_label, tool_url, version_url};
+use crate::controllers::contents_servable;
 use crate::web::assets::{Assets, ASSETS};
 use crate::web::catalog::{CatalogQuery, Publisher, ToolSummary, VersionDetail};
 use crate::web::html::{self, SafeHtml};
@@ -60,6 +61,8 @@ pub struct ToolView {
     pub params_cut: bool,
     pub result: Vec<ParamRow>,
     pub readme: SafeHtml,
+    /// The definition and code are not shown (the version is blocked).
+    pub contents_withheld: bool,
     pub exports: Vec<ExportView>,
     /// Every export format with its loss report; empty for a blocked
     /// version, whose definition is withheld.
@@ -111,11 +114,11 @@ impl ToolView {
             .as_ref()
             .map(|r| params::rows(r).0)
             .unwrap_or_default();
-        let readme = detail
-            .readme
-            .as_deref()
-            .map(html::markdown)
-            .unwrap_or_default();
+        let readme = detail.readme.clone();
+        // A version whose contents may not be served shows neither its
+        // definition (in any format) nor the code or command it runs.
+        let contents_withheld =
+            contents_servable(&version, row.blocked, row.blocked_reason.as_deref()).is_err();
         let mut links = Vec::new();
         for (label, url) in [
             ("Homepage", &tool.homepage),
@@ -188,7 +191,11 @@ impl ToolView {
             required_tier: required_tier.as_str(),
             execution: row.execution.as_str(),
             execution_explained: row.execution.explain(),
-            execution_detail: execution_detail(row.execution, &tool.execution.detail),
+            execution_detail: if contents_withheld {
+                None
+            } else {
+                execution_detail(row.execution, &tool.execution.detail)
+            },
             runs_code: row.execution.runs_bundle_code(),
             format: row.format.as_str(),
             definition_file: tool.definition_file.clone(),
@@ -213,12 +220,17 @@ impl ToolView {
             params_cut,
             result,
             readme,
-            exports: exports(detail, &name, &version),
-            format_exports: if row.blocked {
+            exports: if contents_withheld {
+                Vec::new()
+            } else {
+                exports(detail, &name, &version)
+            },
+            format_exports: if contents_withheld {
                 Vec::new()
             } else {
                 format_exports(detail, &name, &version)
             },
+            contents_withheld,
             versions,
             owners: summary.owners.clone(),
             keywords,

@@ -1,0 +1,1 @@
+ALTER TABLE version_contents DROP COLUMN readme_html;
