@@ -300,12 +300,12 @@ impl Token {
         let mut revoked = vec![id];
         let mut level = vec![id];
         while !level.is_empty() {
-            diesel::update(tokens::table.filter(tokens::id.eq_any(&level)))
+            diesel::update(tokens::table.filter(tokens::id.eq_any(level.clone())))
                 .filter(tokens::revoked_at.is_null())
                 .set(tokens::revoked_at.eq(Some(at)))
                 .execute(conn)?;
             level = tokens::table
-                .filter(tokens::parent_id.eq_any(&level))
+                .filter(tokens::parent_id.eq_any(level.clone()))
                 .filter(tokens::revoked_at.is_null())
                 .select(tokens::id)
                 .load(conn)?;
