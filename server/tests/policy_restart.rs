@@ -20,7 +20,10 @@ fn get(client: &Client, server: &ServerProcess, path: &str, token: Option<&str>)
     let res = req.send().expect("GET");
     let status = res.status().as_u16();
     let text = res.text().expect("body");
-    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
 }
 
 fn a_stricter_policy_at_restart_blocks_old_versions(env: &[(String, String)]) {
@@ -49,7 +52,12 @@ fn a_stricter_policy_at_restart_blocks_old_versions(env: &[(String, String)]) {
     assert_eq!(tool["versions"][0]["blocked"], true, "{tool:#}");
     let (_, version) = get(&client, &server, "/api/v1/tools/weather-lookup/1.0.0", None);
     assert_eq!(version["blocked"], true, "{version:#}");
-    let (status, _) = get(&client, &server, "/api/v1/resolve/weather-lookup?req=%5E1", None);
+    let (status, _) = get(
+        &client,
+        &server,
+        "/api/v1/resolve/weather-lookup?req=%5E1",
+        None,
+    );
     assert_ne!(status, 200, "a blocked version does not resolve");
     assert!(
         server.log_text().contains("tier policy differs"),

@@ -336,7 +336,9 @@ fn minted_tokens_share_their_users_count_and_ipv6_counts_per_64() {
             .expect("JSON");
         body["token"].as_str().expect("a new token").to_string()
     };
-    let minted: Vec<String> = (0..3).map(|i| mint(&alice, &format!("fresh-{i}"))).collect();
+    let minted: Vec<String> = (0..3)
+        .map(|i| mint(&alice, &format!("fresh-{i}")))
+        .collect();
     let forwarded = |token: &str, name: &str, ip: &str| {
         client
             .post(server.api("/api/v1/tools"))

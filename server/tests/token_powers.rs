@@ -57,8 +57,12 @@ fn time(v: &Value) -> chrono::DateTime<chrono::FixedOffset> {
 async fn a_child_never_outlives_its_parent(app: TestApp) {
     let own = app.user("alice", Tier::Verified).await;
     let soon = (chrono::Utc::now() + chrono::TimeDelta::seconds(3)).to_rfc3339();
-    let (_, agent, parent) =
-        create_ok(&app, &own, json!({"name": "agent", "agent": true, "expires_at": soon})).await;
+    let (_, agent, parent) = create_ok(
+        &app,
+        &own,
+        json!({"name": "agent", "agent": true, "expires_at": soon}),
+    )
+    .await;
     // No expiry asked for, or a later one: both get the parent's.
     let (_, child, body) = create_ok(&app, &agent, json!({"name": "child"})).await;
     assert!(
@@ -67,8 +71,7 @@ async fn a_child_never_outlives_its_parent(app: TestApp) {
     );
     assert!(time(&body["expires_at"]) <= time(&parent["expires_at"]));
     let later = (chrono::Utc::now() + chrono::TimeDelta::days(30)).to_rfc3339();
-    let (_, _, body) =
-        create_ok(&app, &agent, json!({"name": "later", "expires_at": later})).await;
+    let (_, _, body) = create_ok(&app, &agent, json!({"name": "later", "expires_at": later})).await;
     assert!(time(&body["expires_at"]) <= time(&parent["expires_at"]));
     // A grandchild inherits the clamp through its parent.
     let (_, grandchild, _) = create_ok(&app, &child, json!({"name": "grandchild"})).await;
@@ -87,7 +90,10 @@ async fn revoking_a_parent_revokes_its_children(app: TestApp) {
     let (_, child, _) = create_ok(&app, &parent, json!({"name": "child"})).await;
     let (_, grandchild, _) = create_ok(&app, &child, json!({"name": "grandchild"})).await;
     let (_, sibling, _) = create_ok(&app, &own, json!({"name": "sibling"})).await;
-    assert_eq!(app.get_authed("/api/v1/me", &grandchild).await.status(), 200);
+    assert_eq!(
+        app.get_authed("/api/v1/me", &grandchild).await.status(),
+        200
+    );
     assert_eq!(revoke(&app, &own, parent_id).await.status(), 204);
     for t in [&parent, &child, &grandchild] {
         problem(app.get_authed("/api/v1/me", t).await, 401, "unauthorized").await;
@@ -120,7 +126,10 @@ async fn administration_needs_the_admin_scope(app: TestApp) {
         create_ok(&app, &root, json!({"name": "yank", "scopes": ["yank"]})).await;
     for t in [&plain, &yank_only] {
         let body = problem(set_tier(&app, t, "bob", "trusted").await, 403, "forbidden").await;
-        assert!(body["detail"].as_str().unwrap().contains("`admin`"), "{body:#}");
+        assert!(
+            body["detail"].as_str().unwrap().contains("`admin`"),
+            "{body:#}"
+        );
         problem(app.get_authed("/api/v1/audit", t).await, 403, "forbidden").await;
     }
     // Asked for by name, from a token that has it: granted.
@@ -137,16 +146,34 @@ async fn administration_needs_the_admin_scope(app: TestApp) {
     .await;
     // Never on an agent token, and an agent token of an admin reads nothing.
     let body = problem(
-        create(&app, &root, json!({"name": "a", "agent": true, "scopes": ["admin"]})).await,
+        create(
+            &app,
+            &root,
+            json!({"name": "a", "agent": true, "scopes": ["admin"]}),
+        )
+        .await,
         403,
         "forbidden",
     )
     .await;
-    assert!(body["detail"].as_str().unwrap().contains("agent"), "{body:#}");
+    assert!(
+        body["detail"].as_str().unwrap().contains("agent"),
+        "{body:#}"
+    );
     let (_, agent, body) = create_ok(&app, &root, json!({"name": "a", "agent": true})).await;
     assert!(!body["scopes"].as_array().unwrap().contains(&json!("admin")));
-    problem(app.get_authed("/api/v1/audit", &agent).await, 403, "forbidden").await;
-    problem(set_tier(&app, &agent, "bob", "untrusted").await, 403, "forbidden").await;
+    problem(
+        app.get_authed("/api/v1/audit", &agent).await,
+        403,
+        "forbidden",
+    )
+    .await;
+    problem(
+        set_tier(&app, &agent, "bob", "untrusted").await,
+        403,
+        "forbidden",
+    )
+    .await;
     // A non-admin user cannot name it either.
     let bob = app.user("carol", Tier::Trusted).await;
     problem(
@@ -161,18 +188,34 @@ async fn listing_needs_tokens_and_agents_revoke_only_agents(app: TestApp) {
     let own = app.user("alice", Tier::Verified).await;
     let (_, yank_only, _) =
         create_ok(&app, &own, json!({"name": "yank", "scopes": ["yank"]})).await;
-    let body = problem(app.get_authed("/api/v1/tokens", &yank_only).await, 403, "forbidden").await;
-    assert!(body["detail"].as_str().unwrap().contains("`tokens`"), "{body:#}");
+    let body = problem(
+        app.get_authed("/api/v1/tokens", &yank_only).await,
+        403,
+        "forbidden",
+    )
+    .await;
+    assert!(
+        body["detail"].as_str().unwrap().contains("`tokens`"),
+        "{body:#}"
+    );
 
     let (human_id, human, _) = create_ok(&app, &own, json!({"name": "human"})).await;
     let (_, agent, _) = create_ok(&app, &own, json!({"name": "agent", "agent": true})).await;
     let (other_agent_id, other_agent, _) =
         create_ok(&app, &own, json!({"name": "agent-2", "agent": true})).await;
     let body = problem(revoke(&app, &agent, human_id).await, 403, "forbidden").await;
-    assert!(body["detail"].as_str().unwrap().contains("agent"), "{body:#}");
+    assert!(
+        body["detail"].as_str().unwrap().contains("agent"),
+        "{body:#}"
+    );
     assert_eq!(app.get_authed("/api/v1/me", &human).await.status(), 200);
     assert_eq!(revoke(&app, &agent, other_agent_id).await.status(), 204);
-    problem(app.get_authed("/api/v1/me", &other_agent).await, 401, "unauthorized").await;
+    problem(
+        app.get_authed("/api/v1/me", &other_agent).await,
+        401,
+        "unauthorized",
+    )
+    .await;
 }
 
 both_backends!(async TestApp::start =>

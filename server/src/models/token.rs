@@ -238,9 +238,9 @@ impl Token {
             .select(Token::as_select())
             .first(conn)
             .optional()?;
-        let Some(token) = found.filter(|t| {
-            bool::from(t.token_hash.as_bytes().ct_eq(hash.as_bytes())) && t.is_live()
-        }) else {
+        let Some(token) = found
+            .filter(|t| bool::from(t.token_hash.as_bytes().ct_eq(hash.as_bytes())) && t.is_live())
+        else {
             return Ok(None);
         };
         // A child is only as good as the tokens above it. Revocation cascades
