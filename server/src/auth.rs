@@ -33,6 +33,20 @@ impl Auth {
         }
     }
 
+    /// 403 unless this is an administrator's own (not agent) token with the
+    /// `admin` scope; `what` says what was refused.
+    pub fn require_admin(&self, what: &str) -> AppResult<()> {
+        if !self.user.is_admin {
+            return Err(forbidden(format!("only administrators can {what}")));
+        }
+        if self.token.agent {
+            return Err(forbidden(format!(
+                "an agent token cannot {what}; use an admin's own token with the `admin` scope"
+            )));
+        }
+        self.require_scope(Scope::Admin)
+    }
+
     /// The tier this request publishes with ([`tier::effective_tier`]).
     pub fn effective_tier(&self) -> Tier {
         tier::effective_tier(self.user.tier, self.token.agent)

@@ -179,7 +179,7 @@ pub enum AdminCommand {
         /// The publisher tier: untrusted, verified or trusted.
         #[arg(long, default_value = "untrusted")]
         tier: Tier,
-        /// Make the user an administrator.
+        /// Make the user an administrator; the printed token also gets the `admin` scope.
         #[arg(long)]
         admin: bool,
     },

@@ -69,6 +69,29 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     let signer = crate::transparency::load_signer(&key_source, &store.data_dir, opts.listen)?;
     tracing::info!(key = %signer.verifier_key(), "transparency log key");
     state.log = crate::transparency::LogService::new(signer);
+    let policy = state.policy.clone();
+    let synced = state
+        .db
+        .write(move |conn| crate::models::tier::sync_policy(conn, &policy))
+        .await?;
+    if let Some(previous) = &synced.previous {
+        tracing::warn!(
+            previous = %previous,
+            running = %crate::models::tier::policy_text(&state.policy),
+            "the tier policy differs from the one the versions were last checked against \
+             (another replica's, or this server's last start); replicas with different \
+             policies disagree on blocks"
+        );
+    }
+    if let Some(applied) = &synced.applied {
+        if !applied.blocked.is_empty() || !applied.unblocked.is_empty() {
+            tracing::info!(
+                blocked = applied.blocked.len(),
+                unblocked = applied.unblocked.len(),
+                "re-checked every version against the tier policy"
+            );
+        }
+    }
     let backfilled = state.db.write(crate::transparency::store::backfill).await?;
     if backfilled > 0 {
         tracing::info!(
@@ -107,7 +130,8 @@ fn redact(url: &str) -> String {
     }
 }
 
-/// `admin create-user`: the user and a first token with every scope; returns the secret.
+/// `admin create-user`: the user and a first token with the default scopes,
+/// plus `admin` for an administrator; returns the secret.
 pub async fn create_user(
     store: &StoreOptions,
     login: &str,
@@ -119,7 +143,8 @@ pub async fn create_user(
     web::block(move || {
         db.write_blocking(|conn| {
             let user = User::create(conn, &login, tier, admin)?;
-            let created = Token::create(conn, user.id, "admin-created", &Scope::ALL, false, None)?;
+            let scopes: &[Scope] = if admin { &Scope::ALL } else { &Scope::DEFAULT };
+            let created = Token::create(conn, user.id, "admin-created", scopes, false, None)?;
             let mut audit = NewAudit::new("user_create");
             audit.tool = None;
             audit.detail = json!({"login": user.login, "tier": tier.as_str(), "admin": admin});

@@ -1,10 +1,11 @@
 //! Rate limits on publishing and on token creation (`429`, `docs/api.md`), per
-//! token and per client IP. Counts live in the database (`rate_limits`, one
+//! token, per user (so minting tokens gives no fresh allowance) and per client
+//! IP (an IPv6 client counts per /64, the block one subscriber gets). Counts live in the database (`rate_limits`, one
 //! fixed-window counter per action and subject, bumped with one upsert), so
 //! every replica on the same database shares them.
 
 use std::fmt;
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv6Addr};
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -14,6 +15,7 @@ use diesel::sql_types::{BigInt, Text};
 
 use crate::db::{Db, DbConnection};
 use crate::error::{AppError, AppResult};
+use crate::schema::tokens;
 
 /// At most `max` requests per `window`; `max == 0` means no limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,10 +147,15 @@ impl RateLimits {
         }
     }
 
-    /// The client IP the per-IP limit counts: the TCP peer, or with
+    /// The client the per-IP limit counts: the TCP peer, or with
     /// `trust_proxy` the last address in `X-Forwarded-For` — the one our own
     /// proxy appended; earlier entries come from the client and can be forged.
+    /// An IPv6 address stands for its /64 ([`ip_subject`]).
     pub fn client_ip(&self, req: &HttpRequest) -> String {
+        ip_subject(&self.client_addr(req))
+    }
+
+    fn client_addr(&self, req: &HttpRequest) -> String {
         if self.trust_proxy {
             let last = req
                 .headers()
@@ -168,8 +175,9 @@ impl RateLimits {
             .unwrap_or_else(|| "unknown".to_string())
     }
 
-    /// Count one `action` by `token_id` from the request's IP; `429` with
-    /// `Retry-After` when either the token's or the IP's count passes the limit.
+    /// Count one `action` by `token_id`, its user and the request's IP; `429`
+    /// with `Retry-After` when the token's, the user's or the IP's count
+    /// passes the limit.
     pub async fn check(
         &self,
         db: &Db,
@@ -185,21 +193,26 @@ impl RateLimits {
         let now = chrono::Utc::now().timestamp();
         let window_start = now - now.rem_euclid(window);
         let ip = self.client_ip(req);
-        let subjects = [
-            (format!("token:{token_id}"), "token"),
-            (format!("ip:{ip}"), "IP address"),
-        ];
-        let counted = subjects.clone();
         let counts = db
             .write(move |conn| {
+                let user_id: i64 = tokens::table
+                    .find(token_id)
+                    .select(tokens::user_id)
+                    .first(conn)?;
+                let counted = [
+                    (format!("token:{token_id}"), "token"),
+                    (format!("user:{user_id}"), "user"),
+                    (format!("ip:{ip}"), "IP address"),
+                ];
                 let mut counts = Vec::with_capacity(counted.len());
-                for (subject, _) in &counted {
-                    counts.push(bump(conn, action.as_str(), subject, window_start, window)?);
+                for (subject, per) in &counted {
+                    let hits = bump(conn, action.as_str(), subject, window_start, window)?;
+                    counts.push((*per, hits));
                 }
                 Ok(counts)
             })
             .await?;
-        for ((_, per), hits) in subjects.iter().zip(counts) {
+        for (per, hits) in counts {
             if hits > i64::from(limit.max) {
                 let retry_after = u64::try_from(window_start + window - now)
                     .unwrap_or(1)
@@ -226,6 +239,23 @@ fn describe_window(window: Duration) -> String {
         3600 => "hour".to_string(),
         86_400 => "day".to_string(),
         s => format!("{s} seconds"),
+    }
+}
+
+/// The per-IP subject for a client address: an IPv4 address as it is, an
+/// IPv6 address as its /64 network (`2001:db8:1:2::/64`), since one client
+/// can rotate through a whole /64; an IPv4-mapped IPv6 address as the IPv4.
+fn ip_subject(addr: &str) -> String {
+    match addr.parse::<IpAddr>() {
+        Ok(IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let net = u128::from(v6) & !((1u128 << 64) - 1);
+                format!("{}/64", Ipv6Addr::from(net))
+            }
+        },
+        Ok(IpAddr::V4(v4)) => v4.to_string(),
+        Err(_) => addr.to_string(),
     }
 }
 
@@ -355,5 +385,15 @@ mod tests {
         assert_eq!(strip_port("1.2.3.4:5678"), "1.2.3.4");
         assert_eq!(strip_port("[::1]:80"), "::1");
         assert_eq!(strip_port("10.0.0.1"), "10.0.0.1");
+    }
+
+    #[test]
+    fn ipv6_counts_per_64() {
+        assert_eq!(ip_subject("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64");
+        assert_eq!(ip_subject("2001:db8:1:2:ffff:1:2:3"), "2001:db8:1:2::/64");
+        assert_eq!(ip_subject("2001:db8:1:3::1"), "2001:db8:1:3::/64");
+        assert_eq!(ip_subject("::ffff:10.0.0.1"), "10.0.0.1");
+        assert_eq!(ip_subject("10.0.0.1"), "10.0.0.1");
+        assert_eq!(ip_subject("unknown"), "unknown");
     }
 }

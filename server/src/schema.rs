@@ -23,6 +23,7 @@ diesel::table! {
         created_at -> Timestamp,
         last_used_at -> Nullable<Timestamp>,
         revoked_at -> Nullable<Timestamp>,
+        parent_id -> Nullable<BigInt>,
     }
 }
 
@@ -160,3 +161,12 @@ diesel::allow_tables_to_appear_in_same_query!(
     log_entries,
     log_hashes
 );
+
+diesel::table! {
+    server_policy (id) {
+        id -> Integer,
+        policy -> Text,
+        sha256 -> Text,
+        updated_at -> Timestamp,
+    }
+}

@@ -1,7 +1,8 @@
 //! Rate limits on publish and token creation, through the real
 //! binary and its flags: past the limit the answer is `429` problem+json
 //! with `Retry-After` and nothing is stored; the window resets; the per-IP
-//! limit counts every token from one address; `--trust-proxy` decides
+//! limit counts every token from one address (an IPv6 client per /64), the
+//! per-user limit every token a user mints; `--trust-proxy` decides
 //! whether `X-Forwarded-For` is believed; two replicas on one PostgreSQL
 //! database share the count; a malformed limit is refused at start.
 
@@ -305,4 +306,66 @@ fn two_replicas_on_one_database_share_the_count() {
         a.publish(&client, &token, bundle("shared-four", "1.0.0")),
         10,
     );
+}
+
+#[test]
+fn minted_tokens_share_their_users_count_and_ipv6_counts_per_64() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let data = tmp.path().join("data");
+    let alice = registry_with(&data, &[]).create_user("alice", "verified", false);
+    let bob = registry_with(&data, &[]).create_user("bob", "verified", false);
+    let carol = registry_with(&data, &[]).create_user("carol", "verified", false);
+    let dave = registry_with(&data, &[]).create_user("dave", "verified", false);
+    let erin = registry_with(&data, &[]).create_user("erin", "verified", false);
+    let server = registry_with(&data, &[]).serve(&[
+        "--rate-limit-publish",
+        "2/10s",
+        "--rate-limit-tokens",
+        "0",
+        "--trust-proxy",
+    ]);
+    let client = Client::new();
+    let mint = |token: &str, name: &str| -> String {
+        let body: Value = client
+            .post(server.api("/api/v1/tokens"))
+            .bearer_auth(token)
+            .json(&serde_json::json!({"name": name}))
+            .send()
+            .expect("POST /api/v1/tokens")
+            .json()
+            .expect("JSON");
+        body["token"].as_str().expect("a new token").to_string()
+    };
+    let minted: Vec<String> = (0..3)
+        .map(|i| mint(&alice, &format!("fresh-{i}")))
+        .collect();
+    let forwarded = |token: &str, name: &str, ip: &str| {
+        client
+            .post(server.api("/api/v1/tools"))
+            .bearer_auth(token)
+            .header("content-type", "application/gzip")
+            .header("x-forwarded-for", ip)
+            .body(bundle(name, "1.0.0"))
+            .send()
+            .expect("publish")
+    };
+
+    align_to_window(10);
+    // Fresh tokens from fresh addresses: the user's count still applies.
+    assert_eq!(forwarded(&minted[0], "user-one", "10.0.2.1").status(), 201);
+    assert_eq!(forwarded(&minted[1], "user-two", "10.0.2.2").status(), 201);
+    let (_, body) = assert_limited(forwarded(&minted[2], "user-three", "10.0.2.3"), 10);
+    let detail = body["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("per user"), "{detail}");
+
+    // Addresses in one IPv6 /64 are one client; another /64 is another.
+    assert_eq!(forwarded(&bob, "v6-one", "2001:db8:1:2::1").status(), 201);
+    assert_eq!(
+        forwarded(&carol, "v6-two", "2001:db8:1:2:aaaa:bbbb:cccc:dddd").status(),
+        201
+    );
+    let (_, body) = assert_limited(forwarded(&dave, "v6-three", "2001:db8:1:2::ffff"), 10);
+    let detail = body["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("per IP address"), "{detail}");
+    assert_eq!(forwarded(&erin, "v6-four", "2001:db8:1:3::1").status(), 201);
 }

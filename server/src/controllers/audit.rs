@@ -10,7 +10,7 @@ use utoipa::IntoParams;
 use crate::app::AppState;
 use crate::auth::Auth;
 use crate::encode::rfc3339;
-use crate::error::{bad_request, forbidden, AppResult, ProblemBody};
+use crate::error::{bad_request, AppResult, ProblemBody};
 use crate::models::audit::AuditEntry;
 
 /// Entries per page when `per_page` is not given, and the most allowed.
@@ -84,16 +84,14 @@ fn number(name: &str, text: Option<&str>, default: i64, max: i64) -> AppResult<i
     responses((status = 200, body = AuditPage),
               (status = 400, description = "bad page or per_page", body = ProblemBody),
               (status = 401, body = ProblemBody),
-              (status = 403, description = "not an admin", body = ProblemBody)))]
+              (status = 403, description = "not an admin, an agent token, or no `admin` scope", body = ProblemBody)))]
 #[get("/api/v1/audit")]
 pub async fn list(
     state: web::Data<AppState>,
     auth: Auth,
     query: web::Query<AuditQuery>,
 ) -> AppResult<web::Json<AuditPage>> {
-    if !auth.user.is_admin {
-        return Err(forbidden("only administrators can read the audit log"));
-    }
+    auth.require_admin("read the audit log")?;
     // The bound on `page` keeps the offset from overflowing.
     let page = number("page", query.page.as_deref(), 1, i64::MAX / MAX_PER_PAGE)?;
     let per_page = number(

@@ -11,7 +11,7 @@ use toolreg_core::Tier;
 
 use crate::app::AppState;
 use crate::auth::Auth;
-use crate::error::{bad_request, forbidden, AppResult, ProblemBody};
+use crate::error::{bad_request, AppResult, ProblemBody};
 use crate::models::tier::{self, Actor, TierChange, VersionRef};
 
 /// Body of `PUT /api/v1/publishers/{login}/tier`.
@@ -82,7 +82,7 @@ fn parse_body(body: &[u8]) -> AppResult<Tier> {
         (status = 200, body = TierChanged),
         (status = 400, description = "bad body; the detail names the field", body = ProblemBody),
         (status = 401, body = ProblemBody),
-        (status = 403, description = "not an admin, or an agent token", body = ProblemBody),
+        (status = 403, description = "not an admin, an agent token, or no `admin` scope", body = ProblemBody),
         (status = 404, description = "no such publisher", body = ProblemBody)))]
 #[put("/api/v1/publishers/{login}/tier")]
 pub async fn set_tier(
@@ -91,16 +91,7 @@ pub async fn set_tier(
     path: web::Path<String>,
     body: web::Bytes,
 ) -> AppResult<web::Json<TierChanged>> {
-    if !auth.user.is_admin {
-        return Err(forbidden(
-            "only administrators can change a publisher's tier",
-        ));
-    }
-    if auth.token.agent {
-        return Err(forbidden(
-            "an agent token cannot change a publisher's tier; use an admin's own token",
-        ));
-    }
+    auth.require_admin("change a publisher's tier")?;
     let to = parse_body(&body)?;
     let login = path.into_inner();
     let policy = state.policy.clone();

@@ -5,7 +5,9 @@
 //! set-tier` both call it — so both have the same effects, in one
 //! transaction: the new tier, the versions it blocks or unblocks (with their
 //! change-log rows, so every replica's search index agrees), and the audit
-//! entries for all of it.
+//! entries for all of it. [`sync_policy`] does the same for every
+//! publisher when a server starts with a policy other than the one the
+//! versions were last checked against.
 //!
 //! The rule: a version is blocked iff the policy refuses its execution kind
 //! for its *effective tier*, which is the publisher's current tier — except
@@ -23,7 +25,7 @@ use crate::error::{AppError, AppResult};
 use crate::models::change::{Change, ChangeKind};
 use crate::models::stored::Stored;
 use crate::models::{tool_summary, NewAudit, User};
-use crate::schema::{tokens, tools, users, versions};
+use crate::schema::{server_policy, tokens, tools, users, versions};
 
 /// Who asked for a change, for the audit log.
 #[derive(Debug, Clone, Copy)]
@@ -138,6 +140,160 @@ pub fn set_tier(
     let from = lock_tier(conn, user.id)?;
     User::set_tier(conn, user.id, to)?;
 
+    let mut change = TierChange {
+        login: user.login.clone(),
+        from,
+        to,
+        blocked: Vec::new(),
+        unblocked: Vec::new(),
+    };
+    let mut audit = NewAudit::new("tier_change");
+    audit.actor = actor.login;
+    audit.token_id = actor.token_id;
+    // Written first, so its id is below the block entries it causes.
+    audit.detail =
+        json!({"login": user.login, "from": from.as_str(), "to": to.as_str(), "via": actor.via});
+    audit.insert(conn)?;
+
+    let mut pending = Vec::new();
+    recheck_publisher(conn, policy, &user, to, actor, &mut change, &mut pending)?;
+    // The summaries showing this publisher (their tier as an owner, their
+    // versions' blocked state), before the change log's lock.
+    tool_summary::refresh_publisher(conn, user.id)?;
+    for (tool_id, tool_name, version, kind) in pending {
+        Change::record(conn, tool_id, &tool_name, &version, kind)?;
+    }
+    Ok(change)
+}
+
+/// What [`apply_policy`] did: the versions it blocked and unblocked.
+#[derive(Debug, Clone, Default)]
+pub struct PolicyApplied {
+    pub blocked: Vec<VersionRef>,
+    pub unblocked: Vec<VersionRef>,
+}
+
+/// Re-check every published version against `policy` — block what it now
+/// forbids, unblock what it now allows — so a server started with a stricter
+/// (or looser) `--policy` applies it to versions already out. Call inside
+/// one write transaction: the blocks, their change-log rows (so search and
+/// every replica see them) and their audit entries commit together.
+pub fn apply_policy(conn: &mut DbConnection, policy: &Policy) -> AppResult<PolicyApplied> {
+    let publishers: Vec<i64> = versions::table
+        .select(versions::publisher_id)
+        .distinct()
+        .order(versions::publisher_id.asc())
+        .load(conn)?;
+    let actor = Actor {
+        login: None,
+        token_id: None,
+        via: "policy",
+    };
+    let mut applied = PolicyApplied::default();
+    let mut pending = Vec::new();
+    for user_id in publishers {
+        let tier = lock_tier(conn, user_id)?;
+        let user = User::find(conn, user_id)?;
+        // Every block this re-check writes also gets its audit entry (`via`
+        // is not stored per version; the `policy_apply` entry says why).
+        let mut change = TierChange {
+            login: user.login.clone(),
+            from: tier,
+            to: tier,
+            blocked: Vec::new(),
+            unblocked: Vec::new(),
+        };
+        recheck_publisher(conn, policy, &user, tier, actor, &mut change, &mut pending)?;
+        if !change.blocked.is_empty() || !change.unblocked.is_empty() {
+            tool_summary::refresh_publisher(conn, user.id)?;
+        }
+        applied.blocked.append(&mut change.blocked);
+        applied.unblocked.append(&mut change.unblocked);
+    }
+    if !applied.blocked.is_empty() || !applied.unblocked.is_empty() {
+        let mut audit = NewAudit::new("policy_apply");
+        audit.detail = json!({"policy": policy_text(policy),
+                              "blocked": applied.blocked.len(), "unblocked": applied.unblocked.len()});
+        audit.insert(conn)?;
+    }
+    for (tool_id, tool_name, version, kind) in pending {
+        Change::record(conn, tool_id, &tool_name, &version, kind)?;
+    }
+    Ok(applied)
+}
+
+/// What [`sync_policy`] found and did at start.
+#[derive(Debug, Clone)]
+pub struct PolicySync {
+    /// The canonical text of the policy the versions were last checked
+    /// against, when it differs from this process's (`None` when it is the
+    /// same, or on the first start).
+    pub previous: Option<String>,
+    /// The re-check, when one ran.
+    pub applied: Option<PolicyApplied>,
+}
+
+/// At start: compare `policy` with the one recorded in the database (by the
+/// last start of this or another replica). If it differs, or none is
+/// recorded, re-check every version ([`apply_policy`]) and record `policy`,
+/// all in the caller's write transaction.
+pub fn sync_policy(conn: &mut DbConnection, policy: &Policy) -> AppResult<PolicySync> {
+    let text = policy_text(policy);
+    let hash = toolreg_core::digest::sha256_hex(text.as_bytes());
+    let stored: Option<(String, String)> = server_policy::table
+        .find(1)
+        .select((server_policy::policy, server_policy::sha256))
+        .first(conn)
+        .optional()?;
+    if stored.as_ref().is_some_and(|(_, h)| *h == hash) {
+        return Ok(PolicySync {
+            previous: None,
+            applied: None,
+        });
+    }
+    let applied = apply_policy(conn, policy)?;
+    diesel::delete(server_policy::table.find(1)).execute(conn)?;
+    diesel::insert_into(server_policy::table)
+        .values((
+            server_policy::id.eq(1),
+            server_policy::policy.eq(&text),
+            server_policy::sha256.eq(&hash),
+            server_policy::updated_at.eq(crate::db::now()),
+        ))
+        .execute(conn)?;
+    Ok(PolicySync {
+        previous: stored.map(|(p, _)| p),
+        applied: Some(applied),
+    })
+}
+
+/// A policy as one canonical line, `kind=tier` for every execution kind in a
+/// fixed order, so two processes' policies compare as text.
+pub fn policy_text(policy: &Policy) -> String {
+    policy
+        .entries()
+        .map(|(kind, tier)| format!("{}={}", kind.as_str(), tier.as_str()))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A change-log row still to be written: (tool id, tool, version, kind).
+type PendingChange = (i64, String, String, ChangeKind);
+
+/// Block or unblock `user`'s versions to match `policy` at `tier`, with an
+/// audit entry for each, recording into `change`; the change-log rows go to
+/// `pending`, which the caller writes after every version row is updated:
+/// taking the change log's lock last means a concurrent yank (which holds its
+/// version row while it waits for that lock) can't deadlock with us.
+fn recheck_publisher(
+    conn: &mut DbConnection,
+    policy: &Policy,
+    user: &User,
+    to: Tier,
+    actor: Actor<'_>,
+    change: &mut TierChange,
+    pending: &mut Vec<PendingChange>,
+) -> AppResult<()> {
     let rows: Vec<PublishedRow> = versions::table
         .inner_join(tools::table)
         .left_join(tokens::table.on(versions::token_id.eq(tokens::id.nullable())))
@@ -155,25 +311,6 @@ pub fn set_tier(
         ))
         .load(conn)?;
 
-    let mut change = TierChange {
-        login: user.login.clone(),
-        from,
-        to,
-        blocked: Vec::new(),
-        unblocked: Vec::new(),
-    };
-    let mut audit = NewAudit::new("tier_change");
-    audit.actor = actor.login;
-    audit.token_id = actor.token_id;
-    // Written first, so its id is below the block entries it causes.
-    audit.detail =
-        json!({"login": user.login, "from": from.as_str(), "to": to.as_str(), "via": actor.via});
-    audit.insert(conn)?;
-
-    // Change-log rows are written after every version row is updated: taking
-    // the change log's lock last means a concurrent yank (which holds its
-    // version row while it waits for that lock) can't deadlock with us.
-    let mut pending = Vec::new();
     for row in rows {
         let agent = row.agent.unwrap_or(false);
         let kind = row.execution;
@@ -230,13 +367,7 @@ pub fn set_tier(
             None => {}
         }
     }
-    // The summaries showing this publisher (their tier as an owner, their
-    // versions' blocked state), before the change log's lock.
-    tool_summary::refresh_publisher(conn, user.id)?;
-    for (tool_id, tool_name, version, kind) in pending {
-        Change::record(conn, tool_id, &tool_name, &version, kind)?;
-    }
-    Ok(change)
+    Ok(())
 }
 
 fn set_blocked(conn: &mut DbConnection, version_id: i64, reason: Option<&str>) -> AppResult<()> {

@@ -25,10 +25,24 @@ pub enum Scope {
     Owners,
     /// Create, list and revoke tokens.
     Tokens,
+    /// Administration: change publisher tiers, read the audit log. Never in
+    /// the default set; agent tokens never hold it.
+    Admin,
 }
 
 impl Scope {
-    pub const ALL: [Scope; 5] = [
+    /// Every scope, `admin` included.
+    pub const ALL: [Scope; 6] = [
+        Scope::PublishNew,
+        Scope::PublishUpdate,
+        Scope::Yank,
+        Scope::Owners,
+        Scope::Tokens,
+        Scope::Admin,
+    ];
+
+    /// The scopes a token gets when none are asked for: every one but `admin`.
+    pub const DEFAULT: [Scope; 5] = [
         Scope::PublishNew,
         Scope::PublishUpdate,
         Scope::Yank,
@@ -43,6 +57,7 @@ impl Scope {
             Scope::Yank => "yank",
             Scope::Owners => "owners",
             Scope::Tokens => "tokens",
+            Scope::Admin => "admin",
         }
     }
 
@@ -57,7 +72,7 @@ impl Scope {
                     Some(s) => out.push(s),
                     None => {
                         return Err(bad_request(format!(
-                            "scopes: unknown scope `{other}` (expected publish, publish-new, publish-update, yank, owners or tokens)"
+                            "scopes: unknown scope `{other}` (expected publish, publish-new, publish-update, yank, owners, tokens or admin)"
                         )))
                     }
                 },
@@ -90,7 +105,13 @@ pub struct Token {
     pub created_at: NaiveDateTime,
     pub last_used_at: Option<NaiveDateTime>,
     pub revoked_at: Option<NaiveDateTime>,
+    /// The token that created this one (`None` for the operator's tokens).
+    pub parent_id: Option<i64>,
 }
+
+/// How many tokens above a token [`Token::find_live`] checks; a deeper
+/// chain is refused (no API path builds one that deep in practice).
+const MAX_PARENT_DEPTH: usize = 64;
 
 /// A token as created: the row and the secret, which is never stored.
 pub struct IssuedToken {
@@ -135,6 +156,45 @@ impl Token {
         agent: bool,
         expires_at: Option<NaiveDateTime>,
     ) -> AppResult<IssuedToken> {
+        Token::insert(conn, user_id, None, name, scopes, agent, expires_at)
+    }
+
+    /// Create a token made by the token `parent` (call inside a write
+    /// transaction). The child never outlives its parent: its expiry is
+    /// clamped to the parent's, and revoking the parent revokes it.
+    pub fn create_child(
+        conn: &mut DbConnection,
+        parent: &Token,
+        name: &str,
+        scopes: &[Scope],
+        agent: bool,
+        expires_at: Option<NaiveDateTime>,
+    ) -> AppResult<IssuedToken> {
+        let expires_at = match (expires_at, parent.expires_at) {
+            (Some(child), Some(parent)) => Some(child.min(parent)),
+            (None, parent) => parent,
+            (child, None) => child,
+        };
+        Token::insert(
+            conn,
+            parent.user_id,
+            Some(parent.id),
+            name,
+            scopes,
+            agent,
+            expires_at,
+        )
+    }
+
+    fn insert(
+        conn: &mut DbConnection,
+        user_id: i64,
+        parent_id: Option<i64>,
+        name: &str,
+        scopes: &[Scope],
+        agent: bool,
+        expires_at: Option<NaiveDateTime>,
+    ) -> AppResult<IssuedToken> {
         let name = name.trim();
         if name.is_empty() || name.len() > 100 {
             return Err(bad_request(
@@ -157,6 +217,7 @@ impl Token {
                 tokens::agent.eq(agent),
                 tokens::expires_at.eq(expires_at),
                 tokens::created_at.eq(now()),
+                tokens::parent_id.eq(parent_id),
             ))
             .execute(conn)?;
         let token = tokens::table
@@ -177,11 +238,35 @@ impl Token {
             .select(Token::as_select())
             .first(conn)
             .optional()?;
-        Ok(found.filter(|t| {
-            bool::from(t.token_hash.as_bytes().ct_eq(hash.as_bytes()))
-                && t.revoked_at.is_none()
-                && t.expires_at.is_none_or(|e| e > now())
-        }))
+        let Some(token) = found
+            .filter(|t| bool::from(t.token_hash.as_bytes().ct_eq(hash.as_bytes())) && t.is_live())
+        else {
+            return Ok(None);
+        };
+        // A child is only as good as the tokens above it. Revocation cascades
+        // and expiry is clamped at creation, so this only matters for rows
+        // changed behind the API's back; each step is one primary-key lookup.
+        let mut parent_id = token.parent_id;
+        for _ in 0..MAX_PARENT_DEPTH {
+            let Some(id) = parent_id else {
+                return Ok(Some(token));
+            };
+            let parent: Option<Token> = tokens::table
+                .find(id)
+                .select(Token::as_select())
+                .first(conn)
+                .optional()?;
+            match parent {
+                Some(p) if p.is_live() => parent_id = p.parent_id,
+                _ => return Ok(None),
+            }
+        }
+        Ok(None)
+    }
+
+    /// Not revoked and not expired.
+    fn is_live(&self) -> bool {
+        self.revoked_at.is_none() && self.expires_at.is_none_or(|e| e > now())
     }
 
     /// The user's tokens that are not revoked, newest first.
@@ -208,11 +293,25 @@ impl Token {
             .optional()?)
     }
 
-    pub fn revoke(conn: &mut DbConnection, id: i64) -> AppResult<()> {
-        diesel::update(tokens::table.find(id))
-            .set(tokens::revoked_at.eq(Some(now())))
-            .execute(conn)?;
-        Ok(())
+    /// Revoke the token `id` and every live token below it (its children,
+    /// their children, ...); returns the ids revoked, `id` first.
+    pub fn revoke(conn: &mut DbConnection, id: i64) -> AppResult<Vec<i64>> {
+        let at = now();
+        let mut revoked = vec![id];
+        let mut level = vec![id];
+        while !level.is_empty() {
+            diesel::update(tokens::table.filter(tokens::id.eq_any(level.clone())))
+                .filter(tokens::revoked_at.is_null())
+                .set(tokens::revoked_at.eq(Some(at)))
+                .execute(conn)?;
+            level = tokens::table
+                .filter(tokens::parent_id.eq_any(level.clone()))
+                .filter(tokens::revoked_at.is_null())
+                .select(tokens::id)
+                .load(conn)?;
+            revoked.extend(&level);
+        }
+        Ok(revoked)
     }
 
     pub fn touch(conn: &mut DbConnection, id: i64) -> AppResult<()> {

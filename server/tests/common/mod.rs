@@ -190,7 +190,8 @@ impl TestApp {
             .db
             .write(move |conn| {
                 let user = User::create(conn, &login, tier, admin)?;
-                Ok(Token::create(conn, user.id, "test", &Scope::ALL, false, None)?.secret)
+                let scopes: &[Scope] = if admin { &Scope::ALL } else { &Scope::DEFAULT };
+                Ok(Token::create(conn, user.id, "test", scopes, false, None)?.secret)
             })
             .await
             .expect("create a test user")
