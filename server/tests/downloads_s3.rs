@@ -19,13 +19,14 @@ fn no_redirects() -> Client {
         .expect("client")
 }
 
-/// A bundle with a README large enough to need several reads from storage.
+/// A bundle with a document large enough to need several reads from storage
+/// (under `docs/`: README.md itself is capped at 512 KiB).
 fn big_bundle(name: &str) -> Vec<u8> {
-    let readme: String = (0..20_000)
-        .map(|i| format!("line {i} of a long README for {name}\n"))
+    let notes: String = (0..20_000)
+        .map(|i| format!("line {i} of a long usage note for {name}\n"))
         .collect();
     BundleBuilder::http(name, "1.0.0")
-        .file("README.md", readme)
+        .file("docs/usage.md", notes)
         .pack()
 }
 

@@ -521,7 +521,7 @@ async fn exports_panel_lists_every_format_and_its_losses(app: TestApp) {
     let gemini = export_entry(&entries, "Gemini function declaration");
     assert!(
         gemini.contains("<code>/inputSchema/properties/start</code> <code>exclusiveMinimum</code>")
-            && gemini.contains("no Gemini equivalent; dropped"),
+            && gemini.contains("has no `exclusiveMinimum`; dropped"),
         "Gemini's drop is reported: {gemini}"
     );
     let lossless = export_entry(
