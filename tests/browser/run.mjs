@@ -18,8 +18,10 @@ import { fileURLToPath } from "node:url";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, "../..");
-const SERVER_BIN = process.env.TOOLREG_SERVER_BIN || path.join(ROOT, "target/debug/toolreg-server");
-const CLI_BIN = process.env.TOOLREG_CLI_BIN || path.join(ROOT, "target/debug/toolreg");
+// Cargo's target directory: CARGO_TARGET_DIR when set, as cargo itself does.
+const TARGET = process.env.CARGO_TARGET_DIR ? path.resolve(ROOT, process.env.CARGO_TARGET_DIR) : path.join(ROOT, "target");
+const SERVER_BIN = process.env.TOOLREG_SERVER_BIN || path.join(TARGET, "debug/toolreg-server");
+const CLI_BIN = process.env.TOOLREG_CLI_BIN || path.join(TARGET, "debug/toolreg");
 const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 const CORPUS = path.join(ROOT, "core/tests/fixtures");
 const ARTIFACTS = path.join(ROOT, "tests/artifacts");
