@@ -381,8 +381,11 @@ test("tool page: title, pin, sha256, parameters, README, definition, versions", 
     assert((await page.locator(".readme table").count()) === 1, "README table rendered");
     const explain = await page.locator("#h-runs + p").innerText();
     assert(explain.includes("http") && explain.includes("HTTP request"), `execution explained: ${explain}`);
-    const mcpLink = page.locator("a[href$='definition?format=mcp']");
+    // The Definition section's link (the Exports panel links every format too).
+    const mcpLink = page.locator("section[aria-labelledby='h-definition'] a[href$='definition?format=mcp']");
     assertEq(await mcpLink.count(), 1, "MCP download link");
+    const exportLinks = page.locator("section[aria-labelledby='h-exports'] li.export-format");
+    assertEq(await exportLinks.count(), 10, "Exports panel: one entry per format");
     const res = await page.request.get(server.base + (await mcpLink.getAttribute("href")));
     assertEq(res.status(), 200, "MCP export download");
     const original = await page.locator("details pre").first().innerText();
