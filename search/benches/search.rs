@@ -105,24 +105,6 @@ impl SearchSource for Documents {
     }
 }
 
-fn dir_size(path: &std::path::Path) -> u64 {
-    std::fs::read_dir(path)
-        .map(|entries| {
-            entries
-                .flatten()
-                .map(|e| {
-                    let p = e.path();
-                    if p.is_dir() {
-                        dir_size(&p)
-                    } else {
-                        e.metadata().map(|m| m.len()).unwrap_or(0)
-                    }
-                })
-                .sum()
-        })
-        .unwrap_or(0)
-}
-
 fn query_mix() -> Vec<(&'static str, SearchParams)> {
     let q = |s: &str| SearchParams::q(s);
     vec![
@@ -304,19 +286,7 @@ fn main() {
         "  rebuild through the source: {count} tools in {took:.2?} = {:.0} tools/s",
         count as f64 / took.as_secs_f64()
     );
-    println!(
-        "  index size on disk: {:.1} MiB",
-        dir_size(&index_dir) as f64 / (1024.0 * 1024.0)
-    );
-    println!(
-        "  segments: {}",
-        std::fs::read_dir(&index_dir)
-            .map(|d| d
-                .flatten()
-                .filter(|e| e.path().extension().is_some_and(|x| x == "store"))
-                .count())
-            .unwrap_or(0)
-    );
+    synthetic::print_index_size(&index_dir);
 
     // In-process, server-side latency.
     let start = Instant::now();

@@ -309,3 +309,38 @@ pub fn http_queries() -> Vec<(usize, String, SearchParams)> {
         })
         .collect()
 }
+
+/// Prints an index directory's size on disk and its number of segments.
+pub fn print_index_size(index_dir: &std::path::Path) {
+    println!(
+        "  index size on disk: {:.1} MiB",
+        dir_size(index_dir) as f64 / (1024.0 * 1024.0)
+    );
+    println!(
+        "  segments: {}",
+        std::fs::read_dir(index_dir)
+            .map(|d| d
+                .flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "store"))
+                .count())
+            .unwrap_or(0)
+    );
+}
+
+pub fn dir_size(path: &std::path::Path) -> u64 {
+    std::fs::read_dir(path)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| {
+                    let p = e.path();
+                    if p.is_dir() {
+                        dir_size(&p)
+                    } else {
+                        e.metadata().map(|m| m.len()).unwrap_or(0)
+                    }
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
