@@ -163,7 +163,28 @@ pub struct EncodableTool {
     pub created_at: String,
     pub updated_at: String,
     pub owners: Vec<EncodablePublisher>,
+    /// The newest versions by SemVer, at most [`TOOL_VERSIONS_LISTED`];
+    /// `GET /api/v1/tools/{name}/versions` pages through all of them.
     pub versions: Vec<EncodableVersionSummary>,
+    /// How many versions the tool has (yanked and blocked ones too).
+    #[serde(default)]
+    pub versions_total: i64,
+}
+
+/// How many versions a tool's summary lists, newest first.
+pub const TOOL_VERSIONS_LISTED: i64 = 100;
+
+/// `GET /api/v1/tools/{name}/versions`: one page of a tool's versions,
+/// newest first by SemVer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct VersionPage {
+    pub name: String,
+    pub versions: Vec<EncodableVersionSummary>,
+    /// How many versions the tool has in all.
+    pub total: i64,
+    pub page: i64,
+    pub per_page: i64,
 }
 
 /// `GET /api/v1/tools/{name}/{version}`.
@@ -185,11 +206,13 @@ pub struct EncodableVersion {
     pub downloads: i64,
     /// The publisher, with the tier the version was published with.
     pub publisher: EncodablePublisher,
-    /// The canonical tool model (`toolreg_core::Tool`) as JSON.
+    /// The canonical tool model (`toolreg_core::Tool`) as JSON; null while
+    /// the version is blocked, whose contents are withheld.
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub manifest: Value,
     pub definition_file: String,
-    pub definition: String,
+    /// The definition file as published; null while the version is blocked.
+    pub definition: Option<String>,
     pub readme: Option<String>,
     /// The version's record's index in the transparency log (null for none).
     pub log_index: Option<i64>,

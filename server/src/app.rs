@@ -116,6 +116,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(controllers::tools::owners::add)
         .service(controllers::tools::owners::remove)
         .service(controllers::tools::metadata::show_tool)
+        .service(controllers::tools::metadata::list_versions)
         .service(controllers::tools::metadata::show_version)
         .service(controllers::tools::download::download)
         .service(controllers::tools::definition::definition)

@@ -69,6 +69,25 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     let signer = crate::transparency::load_signer(&key_source, &store.data_dir, opts.listen)?;
     tracing::info!(key = %signer.verifier_key(), "transparency log key");
     state.log = crate::transparency::LogService::new(signer);
+    // Versions published before `versions.version_order` existed get it
+    // before anything reads versions in that order.
+    let mut ordered = 0;
+    loop {
+        let n = state
+            .db
+            .write(|conn| crate::models::version::fill_order(conn, 1000))
+            .await?;
+        if n == 0 {
+            break;
+        }
+        ordered += n;
+    }
+    if ordered > 0 {
+        tracing::info!(
+            versions = ordered,
+            "stored the SemVer order of versions published before it was stored"
+        );
+    }
     let policy = state.policy.clone();
     let synced = state
         .db

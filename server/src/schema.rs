@@ -66,6 +66,8 @@ diesel::table! {
         published_at -> Timestamp,
         /// The manifest's listing fields as JSON (`models::version::ManifestSummary`).
         summary -> Text,
+        /// SemVer precedence as a byte-ordered string (`models::version::precedence_key`).
+        version_order -> Text,
     }
 }
 

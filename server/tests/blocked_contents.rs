@@ -77,6 +77,17 @@ async fn blocked_versions_withhold_definition_and_code(app: TestApp) {
         "blocked",
     )
     .await;
+    // The version's JSON says it is blocked but carries neither the
+    // definition nor the model built from it.
+    let (status, version) = json(app.get("/api/v1/tools/fn-tool/1.0.0").await).await;
+    assert_eq!(status, 200);
+    assert_eq!(version["blocked"], true);
+    assert_eq!(version["definition"], serde_json::Value::Null, "{version}");
+    assert_eq!(version["manifest"], serde_json::Value::Null, "{version}");
+    assert!(
+        !version.to_string().contains("calculator.ts"),
+        "the version JSON still names the code: {version}"
+    );
     for path in ["/tools/fn-tool/1.0.0", "/tools/fn-tool"] {
         let html = page(&app, path).await;
         assert!(
@@ -109,6 +120,13 @@ async fn blocked_versions_withhold_definition_and_code(app: TestApp) {
     assert!(page(&app, "/tools/fn-tool/1.0.0")
         .await
         .contains("calculator.ts"));
+    let (_, version) = json(app.get("/api/v1/tools/fn-tool/1.0.0").await).await;
+    assert!(
+        version["definition"]
+            .as_str()
+            .is_some_and(|d| d.contains("calculator.ts")),
+        "{version}"
+    );
 }
 
 both_backends!(async TestApp::start =>

@@ -316,6 +316,13 @@ async fn sqlite_registry_with_data_migrates() {
                 .map(|n| n.name)
                 .collect();
         assert!(columns.contains(&"summary".to_string()), "{columns:?}");
+        // The server filled in the SemVer order of the migrated versions.
+        let unordered: i64 = toolreg_server::schema::versions::table
+            .filter(toolreg_server::schema::versions::version_order.eq(""))
+            .count()
+            .get_result(&mut conn)
+            .expect("count unordered versions");
+        assert_eq!(unordered, 0, "versions without a stored order");
         for gone in ["manifest", "definition_file", "definition", "readme"] {
             assert!(!columns.contains(&gone.to_string()), "{columns:?}");
         }

@@ -261,7 +261,108 @@ async fn a_tool_without_a_stored_summary_is_built_from_its_rows_and_filled(app: 
     assert_eq!(stored(&app, "calc").await.as_deref(), Some(&*calc));
 }
 
+/// A tool with more versions than a summary lists: the summary shows the
+/// newest by SemVer (not by publish order, not by string order) and their
+/// number, `latest_version` skips a yanked newest one, and
+/// `/versions` pages through every version in the same order.
+async fn many_versions_are_listed_newest_first_a_page_at_a_time(app: TestApp) {
+    let alice = app.user("alice", Tier::Trusted).await;
+    // Published oldest-last, so neither the publish order nor the string
+    // order ("0.99.0" > "0.100.0") is SemVer's.
+    let mut expected: Vec<String> = (0..102).map(|i| format!("0.{i}.0")).collect();
+    for v in expected.iter().rev() {
+        app.publish_ok(&alice, BundleBuilder::http("many", v).pack())
+            .await;
+    }
+    for v in ["1.0.0-rc.1", "1.0.0-alpha", "1.0.0-rc.1.1"] {
+        app.publish_ok(&alice, BundleBuilder::http("many", v).pack())
+            .await;
+    }
+    expected.extend(["1.0.0-alpha", "1.0.0-rc.1", "1.0.0-rc.1.1"].map(String::from));
+    expected.reverse();
+
+    let listed = |tool: &Value| -> Vec<String> {
+        tool["versions"]
+            .as_array()
+            .expect("versions")
+            .iter()
+            .map(|v| v["version"].as_str().expect("version").to_string())
+            .collect()
+    };
+    let tool = summary(&app, "many").await;
+    assert_eq!(tool["versions_total"], 105);
+    assert_eq!(listed(&tool), expected[..100].to_vec());
+    assert_eq!(tool["latest_version"], "1.0.0-rc.1.1");
+
+    let url = app.api("/api/v1/tools/many/1.0.0-rc.1.1/yank");
+    send_ok(
+        app.client
+            .request(reqwest::Method::DELETE, url)
+            .bearer_auth(&alice),
+        "yank",
+    )
+    .await;
+    let tool = summary(&app, "many").await;
+    assert_eq!(
+        tool["latest_version"], "1.0.0-rc.1",
+        "{}",
+        tool["latest_version"]
+    );
+
+    let page = |query: &'static str| {
+        let app = &app;
+        async move {
+            let (status, body) = common::json(
+                app.get(&format!("/api/v1/tools/many/versions{query}"))
+                    .await,
+            )
+            .await;
+            assert_eq!(status, 200, "{query}: {body}");
+            body
+        }
+    };
+    let first = page("").await;
+    assert_eq!(first["total"], 105);
+    assert_eq!(
+        (first["page"].clone(), first["per_page"].clone()),
+        (json!(1), json!(100))
+    );
+    assert_eq!(listed(&first), expected[..100].to_vec());
+    let second = page("?page=2").await;
+    assert_eq!(listed(&second), expected[100..].to_vec());
+    assert_eq!(second["versions"][4]["version"], "0.0.0");
+    let small = page("?page=3&per_page=7").await;
+    assert_eq!(listed(&small), expected[14..21].to_vec());
+    assert_eq!(listed(&page("?page=99").await), Vec::<String>::new());
+    // The yank shows in the listing too.
+    assert_eq!(first["versions"][0]["yanked"], true);
+
+    for (query, names) in [
+        ("?per_page=0", "per_page"),
+        ("?per_page=101", "per_page"),
+        ("?page=0", "page"),
+        ("?page=two", "page"),
+    ] {
+        let body = common::problem(
+            app.get(&format!("/api/v1/tools/many/versions{query}"))
+                .await,
+            400,
+            "bad-request",
+        )
+        .await;
+        let detail = body["detail"].as_str().unwrap_or_default();
+        assert!(detail.starts_with(names), "{query}: {detail}");
+    }
+    common::problem(
+        app.get("/api/v1/tools/none/versions").await,
+        404,
+        "not-found",
+    )
+    .await;
+}
+
 both_backends!(async TestApp::start =>
     every_write_stores_the_summary_it_changes,
-    a_tool_without_a_stored_summary_is_built_from_its_rows_and_filled
+    a_tool_without_a_stored_summary_is_built_from_its_rows_and_filled,
+    many_versions_are_listed_newest_first_a_page_at_a_time
 );

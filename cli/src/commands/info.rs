@@ -108,6 +108,14 @@ pub fn render_tool(t: &EncodableTool) -> String {
         &["VERSION", "EXECUTION", "PUBLISHER", "STATUS", "SHA256"],
         &rows,
     ));
+    if t.versions_total > t.versions.len() as i64 {
+        out.push_str(&format!(
+            "(the newest {} of {} versions; `toolreg info {}@VERSION` shows any one)\n",
+            t.versions.len(),
+            t.versions_total,
+            t.name
+        ));
+    }
     out
 }
 

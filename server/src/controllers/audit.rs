@@ -9,8 +9,9 @@ use utoipa::IntoParams;
 
 use crate::app::AppState;
 use crate::auth::Auth;
+use crate::controllers::query_number;
 use crate::encode::rfc3339;
-use crate::error::{bad_request, AppResult, ProblemBody};
+use crate::error::{AppResult, ProblemBody};
 use crate::models::audit::AuditEntry;
 
 /// Entries per page when `per_page` is not given, and the most allowed.
@@ -68,17 +69,6 @@ pub struct AuditPage {
     pub entries: Vec<EncodableAuditEntry>,
 }
 
-/// A query number in `min..=max`, or its default; else a 400 naming the parameter.
-fn number(name: &str, text: Option<&str>, default: i64, max: i64) -> AppResult<i64> {
-    let Some(text) = text else { return Ok(default) };
-    match text.trim().parse::<i64>() {
-        Ok(n) if (1..=max).contains(&n) => Ok(n),
-        _ => Err(bad_request(format!(
-            "{name}: `{text}` is not a whole number from 1 to {max}"
-        ))),
-    }
-}
-
 /// The audit log, newest first, one page at a time.
 #[utoipa::path(tag = "audit", security(("bearer" = [])), params(AuditQuery),
     responses((status = 200, body = AuditPage),
@@ -93,8 +83,8 @@ pub async fn list(
 ) -> AppResult<web::Json<AuditPage>> {
     auth.require_admin("read the audit log")?;
     // The bound on `page` keeps the offset from overflowing.
-    let page = number("page", query.page.as_deref(), 1, i64::MAX / MAX_PER_PAGE)?;
-    let per_page = number(
+    let page = query_number("page", query.page.as_deref(), 1, i64::MAX / MAX_PER_PAGE)?;
+    let per_page = query_number(
         "per_page",
         query.per_page.as_deref(),
         DEFAULT_PER_PAGE,
@@ -118,10 +108,10 @@ mod tests {
 
     #[test]
     fn page_numbers_are_bounded_and_named() {
-        assert_eq!(number("page", None, 1, 10).unwrap(), 1);
-        assert_eq!(number("page", Some("3"), 1, 10).unwrap(), 3);
+        assert_eq!(query_number("page", None, 1, 10).unwrap(), 1);
+        assert_eq!(query_number("page", Some("3"), 1, 10).unwrap(), 3);
         for bad in ["0", "-1", "11", "x", ""] {
-            let err = number("per_page", Some(bad), 50, 10)
+            let err = query_number("per_page", Some(bad), 50, 10)
                 .unwrap_err()
                 .to_string();
             assert!(err.starts_with("per_page: "), "{err}");

@@ -138,6 +138,18 @@ pub fn contents_servable(
     Ok(())
 }
 
+/// A query parameter that is a whole number in `1..=max`, or `default`
+/// when absent; else a 400 naming the parameter and the range.
+pub fn query_number(name: &str, text: Option<&str>, default: i64, max: i64) -> AppResult<i64> {
+    let Some(text) = text else { return Ok(default) };
+    match text.trim().parse::<i64>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(crate::error::bad_request(format!(
+            "{name}: `{text}` is not a whole number from 1 to {max}"
+        ))),
+    }
+}
+
 /// The explanation a blocked version answers with.
 pub fn blocked_message(version: &str, reason: Option<&str>) -> String {
     match reason {

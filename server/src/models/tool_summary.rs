@@ -3,8 +3,9 @@
 //!
 //! A summary shows a tool's row (downloads, times), its owners with their
 //! tiers, every version with its publisher and counts, and the listing fields
-//! of the latest version. Building it takes three queries, decoding every
-//! version row and encoding JSON; reading the stored body is one lookup by
+//! of the latest version (the newest versions only: a tool with thousands
+//! lists its newest [`TOOL_VERSIONS_LISTED`] and their number). Building it
+//! takes a few index lookups and encoding JSON; reading the stored body is one lookup by
 //! normalized name (the tools' unique index, then the summary by tool id).
 //! With many tools most summaries are not in the read cache
 //! (`crate::read_cache`), so this is what an uncached summary costs.
@@ -37,14 +38,16 @@
 //! on each read ([`encode`]), so the answer is the same either way.
 
 use diesel::prelude::*;
-use toolreg_api::{EncodablePublisher, EncodableTool, EncodableVersionSummary};
+use toolreg_api::{
+    EncodablePublisher, EncodableTool, EncodableVersionSummary, TOOL_VERSIONS_LISTED,
+};
 
 use crate::db::DbConnection;
 use crate::encode::{rfc3339, to_json};
 use crate::error::{internal, AppResult};
-use crate::models::version::{self, semver_desc, ManifestSummary, VersionSummary};
+use crate::models::version::{self, ManifestSummary, VersionRow, VersionSummary};
 use crate::models::{owner, tool, ToolRow};
-use crate::schema::{tool_owners, tool_summaries, tools, users, versions};
+use crate::schema::{tool_owners, tool_summaries, tools, versions};
 
 /// The stored body of the tool whose normalized name matches `name`, if
 /// the tool exists and has one.
@@ -58,15 +61,20 @@ pub fn stored(conn: &mut DbConnection, name: &str) -> AppResult<Option<String>> 
         .optional())?)
 }
 
-/// Build the summary of `tool` from its rows.
+/// Build the summary of `tool` from its rows: the owners, the newest
+/// [`TOOL_VERSIONS_LISTED`] versions and the version the tool is shown under,
+/// each read through the version-order index, so the cost does not grow
+/// with the tool's number of versions.
 pub fn build(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<EncodableTool> {
     let owners = owner::list(conn, tool.id)?;
-    let versions = list_with_summaries(conn, tool.id)?;
-    let latest = version::latest(&versions, |(v, _, _)| v);
+    let versions = version::newest(conn, tool.id, 0, TOOL_VERSIONS_LISTED)?;
+    let versions_total = VersionRow::count(conn, tool.id)?;
+    let latest = version::latest_of_tool(conn, tool.id)?;
     let manifest = latest
-        .map(|(_, _, summary)| ManifestSummary::parse(summary))
+        .as_ref()
+        .map(|(_, summary)| ManifestSummary::parse(summary))
         .unwrap_or_default();
-    let latest_row = latest.map(|(v, _, _)| v);
+    let latest_row = latest.as_ref().map(|(v, _)| v);
     Ok(EncodableTool {
         name: tool.name.clone(),
         call_name: manifest.call_name,
@@ -85,21 +93,27 @@ pub fn build(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<EncodableTool
         owners: owners.iter().map(EncodablePublisher::from).collect(),
         versions: versions
             .into_iter()
-            .map(|(v, login, _)| EncodableVersionSummary {
-                version: v.version,
-                sha256: v.sha256,
-                size: v.size,
-                yanked: v.yanked,
-                blocked: v.blocked,
-                blocked_reason: v.blocked_reason,
-                execution: v.execution,
-                format: v.format,
-                published_at: rfc3339(&v.published_at),
-                publisher: login,
-                downloads: v.downloads,
-            })
+            .map(|(v, login, _)| encode_version(v, login))
             .collect(),
+        versions_total,
     })
+}
+
+/// One line of a tool's version list.
+pub fn encode_version(v: VersionSummary, publisher: String) -> EncodableVersionSummary {
+    EncodableVersionSummary {
+        version: v.version,
+        sha256: v.sha256,
+        size: v.size,
+        yanked: v.yanked,
+        blocked: v.blocked,
+        blocked_reason: v.blocked_reason,
+        execution: v.execution,
+        format: v.format,
+        published_at: rfc3339(&v.published_at),
+        publisher,
+        downloads: v.downloads,
+    }
 }
 
 /// The summary of `tool` as the JSON body that is sent and stored.
@@ -107,22 +121,6 @@ pub fn encode(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<String> {
     let body = to_json(&build(conn, tool)?)?;
     String::from_utf8(Vec::from(body))
         .map_err(|e| internal(format!("the tool summary is not UTF-8: {e}")))
-}
-
-/// Every version of a tool with its publisher's login and its manifest
-/// summary, newest first: what the tool summary needs, in one query.
-fn list_with_summaries(
-    conn: &mut DbConnection,
-    tool_id: i64,
-) -> AppResult<Vec<(VersionSummary, String, String)>> {
-    let mut rows: Vec<(VersionSummary, String, String)> =
-        crate::on_backend!(conn, |c| versions::table
-            .inner_join(users::table)
-            .filter(versions::tool_id.eq(tool_id))
-            .select((VersionSummary::as_select(), users::login, versions::summary))
-            .load(c))?;
-    rows.sort_by(|a, b| semver_desc(&a.0.version, &b.0.version));
-    Ok(rows)
 }
 
 /// Lock the tool's row, build its summary from what is committed now and

@@ -173,6 +173,8 @@ pub struct NewVersion<'a> {
     pub published_at: NaiveDateTime,
     /// [`ManifestSummary::to_json`] of the manifest.
     pub summary: &'a str,
+    /// [`precedence_key`] of the version.
+    pub version_order: &'a str,
 }
 
 /// A version's texts to insert on publish.
@@ -193,6 +195,67 @@ pub fn version_key(v: &semver::Version) -> String {
     let mut v = v.clone();
     v.build = semver::BuildMetadata::EMPTY;
     v.to_string()
+}
+
+/// A string whose byte order is the SemVer precedence of `v` (build
+/// metadata ignored, like [`version_key`]), stored as `versions.version_order`
+/// so the newest versions of a tool come from an index in order.
+///
+/// Major, minor and patch are zero-padded to the 20 digits of a `u64`. A
+/// release ends in `~`, which sorts after the `-` that starts a
+/// pre-release, so `1.0.0` > `1.0.0-rc.1`. Each pre-release identifier is
+/// `0` + its length (4 digits) + its digits when numeric, so numbers compare
+/// by value and below words, or `1` + the word; they are joined by `!`,
+/// which sorts below every character an identifier may hold, so a shorter
+/// list of otherwise equal identifiers comes first, as SemVer orders them.
+pub fn precedence_key(v: &semver::Version) -> String {
+    let mut key = format!("{:020}.{:020}.{:020}", v.major, v.minor, v.patch);
+    if v.pre.is_empty() {
+        key.push('~');
+        return key;
+    }
+    key.push('-');
+    for (i, id) in v.pre.as_str().split('.').enumerate() {
+        if i > 0 {
+            key.push('!');
+        }
+        if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) {
+            key.push_str(&format!("0{:04}{id}", id.len()));
+        } else {
+            key.push('1');
+            key.push_str(id);
+        }
+    }
+    key
+}
+
+/// The stored order key of a version string: [`precedence_key`], or for a
+/// string that is not SemVer (publish refuses those) `!` and the string, which
+/// sorts below every real version and is never empty (empty marks a row to
+/// fill in).
+pub fn order_key(version: &str) -> String {
+    match semver::Version::parse(version) {
+        Ok(v) => precedence_key(&v),
+        Err(_) => format!("!{version}"),
+    }
+}
+
+/// Fill in `version_order` for up to `limit` versions published before the
+/// column existed, and say how many were filled (0 when none are left).
+/// Call inside a write transaction until it returns 0.
+pub fn fill_order(conn: &mut DbConnection, limit: i64) -> AppResult<usize> {
+    let rows: Vec<(i64, String)> = versions::table
+        .filter(versions::version_order.eq(""))
+        .order(versions::id.asc())
+        .limit(limit)
+        .select((versions::id, versions::version))
+        .load(conn)?;
+    for (id, version) in &rows {
+        diesel::update(versions::table.find(id))
+            .set(versions::version_order.eq(order_key(version)))
+            .execute(conn)?;
+    }
+    Ok(rows.len())
 }
 
 impl VersionRow {
@@ -347,6 +410,51 @@ impl VersionRecord {
     }
 }
 
+/// The newest `limit` versions of a tool from offset `offset`, by SemVer
+/// precedence, each with its publisher's login and its manifest summary: an
+/// index range scan, whatever the tool's number of versions.
+pub fn newest(
+    conn: &mut DbConnection,
+    tool_id: i64,
+    offset: i64,
+    limit: i64,
+) -> AppResult<Vec<(VersionSummary, String, String)>> {
+    Ok(crate::on_backend!(conn, |c| versions::table
+        .inner_join(users::table)
+        .filter(versions::tool_id.eq(tool_id))
+        .order((versions::version_order.desc(), versions::id.desc()))
+        .offset(offset)
+        .limit(limit)
+        .select((VersionSummary::as_select(), users::login, versions::summary))
+        .load(c))?)
+}
+
+/// The version a tool is shown under, as [`latest`] chooses it, with its
+/// manifest summary, found by the order index: the newest live version, else
+/// the newest of all.
+pub fn latest_of_tool(
+    conn: &mut DbConnection,
+    tool_id: i64,
+) -> AppResult<Option<(VersionSummary, String)>> {
+    let live = crate::on_backend!(conn, |c| versions::table
+        .filter(versions::tool_id.eq(tool_id))
+        .filter(versions::yanked.eq(false))
+        .filter(versions::blocked.eq(false))
+        .order((versions::version_order.desc(), versions::id.desc()))
+        .select((VersionSummary::as_select(), versions::summary))
+        .first(c)
+        .optional())?;
+    if live.is_some() {
+        return Ok(live);
+    }
+    Ok(crate::on_backend!(conn, |c| versions::table
+        .filter(versions::tool_id.eq(tool_id))
+        .order((versions::version_order.desc(), versions::id.desc()))
+        .select((VersionSummary::as_select(), versions::summary))
+        .first(c)
+        .optional())?)
+}
+
 /// Every version of a tool with its publisher's login, sorted by SemVer, newest first.
 pub fn list_for_tool(
     conn: &mut DbConnection,
@@ -368,5 +476,82 @@ pub fn semver_desc(a: &str, b: &str) -> std::cmp::Ordering {
         (Ok(_), Err(_)) => std::cmp::Ordering::Less,
         (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
         (Err(_), Err(_)) => b.cmp(a),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{order_key, precedence_key};
+
+    /// Every pair of `versions` orders the same by key as by SemVer.
+    fn assert_same_order(versions: &[&str]) {
+        for a in versions {
+            for b in versions {
+                let (va, vb) = (
+                    semver::Version::parse(a).expect("semver"),
+                    semver::Version::parse(b).expect("semver"),
+                );
+                let by_semver = va.cmp_precedence(&vb);
+                let by_key = precedence_key(&va).cmp(&precedence_key(&vb));
+                assert_eq!(by_key, by_semver, "{a} vs {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn keys_sort_like_the_semver_spec_example() {
+        // The precedence example of the SemVer 2.0.0 specification, in order.
+        let spec = [
+            "1.0.0-alpha",
+            "1.0.0-alpha.1",
+            "1.0.0-alpha.beta",
+            "1.0.0-beta",
+            "1.0.0-beta.2",
+            "1.0.0-beta.11",
+            "1.0.0-rc.1",
+            "1.0.0",
+        ];
+        let keys: Vec<String> = spec.iter().map(|v| order_key(v)).collect();
+        let mut sorted = keys.clone();
+        sorted.sort();
+        assert_eq!(keys, sorted);
+        assert_same_order(&spec);
+    }
+
+    #[test]
+    fn keys_sort_like_semver_across_edge_cases() {
+        assert_same_order(&[
+            "0.0.0",
+            "0.0.1",
+            "0.1.0",
+            "0.9.0",
+            "0.10.0",
+            "1.0.0-0",
+            "1.0.0-1",
+            "1.0.0-9",
+            "1.0.0-10",
+            "1.0.0-a",
+            "1.0.0-a-b",
+            "1.0.0-a.0",
+            "1.0.0-a.b",
+            "1.0.0-A",
+            "1.0.0-Z.9",
+            "1.0.0-z",
+            "1.0.0-zz",
+            "1.0.0-99999999999999999999",
+            "1.0.0-100000000000000000000",
+            "1.0.0+build.1",
+            "1.0.1-rc.1",
+            "2.0.0",
+            "10.0.0",
+            "18446744073709551615.0.0",
+        ]);
+    }
+
+    #[test]
+    fn build_metadata_is_ignored_and_bad_strings_sort_first() {
+        assert_eq!(order_key("1.0.0+a"), order_key("1.0.0+b"));
+        assert!(order_key("not-semver") < order_key("0.0.0-0"));
+        assert!(!order_key("").is_empty());
     }
 }

@@ -126,12 +126,7 @@ pub fn search_doc_on(
     let Some(tool) = ToolRow::by_name(conn, name).map_err(source_error)? else {
         return Ok(None);
     };
-    let candidates: Vec<Candidate> = versions::table
-        .filter(versions::tool_id.eq(tool.id))
-        .select(CANDIDATE_COLUMNS)
-        .load(conn)
-        .map_err(source_error)?;
-    let Some(id) = choose(candidates) else {
+    let Some(id) = choose_for_tool(conn, tool.id)? else {
         return Ok(None);
     };
     let chosen: Chosen = versions::table
@@ -141,6 +136,31 @@ pub fn search_doc_on(
         .first(conn)
         .map_err(source_error)?;
     Ok(Some(build_doc(&tool, chosen)))
+}
+
+/// [`choose`] for one tool through the version-order index: the newest
+/// version that is neither yanked nor blocked, else the newest not yanked.
+/// Two indexed lookups, whatever the tool's number of versions.
+fn choose_for_tool(conn: &mut DbConnection, tool_id: i64) -> Result<Option<i64>, SearchError> {
+    for only_unblocked in [true, false] {
+        let mut query = versions::table
+            .filter(versions::tool_id.eq(tool_id))
+            .filter(versions::yanked.eq(false))
+            .into_boxed();
+        if only_unblocked {
+            query = query.filter(versions::blocked.eq(false));
+        }
+        let id = query
+            .order((versions::version_order.desc(), versions::id.desc()))
+            .select(versions::id)
+            .first::<i64>(conn)
+            .optional()
+            .map_err(source_error)?;
+        if id.is_some() {
+            return Ok(id);
+        }
+    }
+    Ok(None)
 }
 
 const CANDIDATE_COLUMNS: (

@@ -125,8 +125,10 @@ pub struct ToolSummary {
     pub name: String,
     pub downloads: u64,
     pub owners: Vec<Publisher>,
-    /// Sorted by SemVer, newest first.
+    /// The newest versions by SemVer (at most `TOOL_VERSIONS_LISTED`).
     pub versions: Vec<VersionListRow>,
+    /// How many versions the tool has in all.
+    pub versions_total: u64,
     /// The version the summary shows: highest neither yanked nor blocked, else the highest.
     pub latest_version: String,
 }

@@ -14,10 +14,12 @@ use crate::app::AppState;
 use crate::controllers::tools::publish::MAX_README;
 use crate::encode::rfc3339;
 use crate::error::{internal, AppResult};
-use crate::models::version::{self, list_for_tool, VersionContent, VersionSummary};
+use crate::models::version::{self, VersionContent, VersionSummary};
+use crate::models::VersionRow;
 use crate::models::{owner, ToolRow, User};
 use crate::views::SearchAnswer;
 use crate::web::html::{self, SafeHtml};
+use toolreg_api::TOOL_VERSIONS_LISTED;
 
 impl Catalog for AppState {
     fn search(&self, query: &CatalogQuery) -> AppResult<SearchPage> {
@@ -39,12 +41,13 @@ impl Catalog for AppState {
                 tier: u.tier,
             })
             .collect();
-        let rows = list_for_tool(conn, tool.id)?;
-        let latest_version = version::latest(&rows, |(v, _)| v)
-            .map(|(v, _)| v.version.clone())
+        let rows = version::newest(conn, tool.id, 0, TOOL_VERSIONS_LISTED)?;
+        let latest_version = version::latest_of_tool(conn, tool.id)?
+            .map(|(v, _)| v.version)
             .unwrap_or_default();
+        let versions_total = count(VersionRow::count(conn, tool.id)?);
         let mut versions = Vec::with_capacity(rows.len());
-        for (v, login) in rows {
+        for (v, login, _) in rows {
             versions.push(summary_row(v, login)?);
         }
         Ok(Some(ToolSummary {
@@ -52,6 +55,7 @@ impl Catalog for AppState {
             downloads: count(tool.downloads),
             owners,
             versions,
+            versions_total,
             latest_version,
         }))
     }

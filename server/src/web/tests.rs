@@ -126,6 +126,7 @@ fn tool(
             tier: Tier::Verified,
         }],
         versions: vec![row],
+        versions_total: 1,
         latest_version: version.into(),
     };
     (summary, vec![detail])

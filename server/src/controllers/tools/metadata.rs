@@ -9,15 +9,17 @@ use bytes::Bytes;
 use serde_json::Value;
 
 use crate::app::AppState;
-use crate::controllers::json_body;
 use crate::controllers::tools::publish::MAX_README;
+use crate::controllers::{json_body, query_number};
 use crate::encode::{rfc3339, to_json};
 use crate::error::{internal, AppResult, ProblemBody};
-use crate::models::version::VersionContent;
+use crate::models::version::{self, VersionContent};
 use crate::models::{tool_summary, ToolRow, User, VersionRow};
-use crate::views::{EncodablePublisher, EncodableTool, EncodableVersion};
+use crate::views::{
+    EncodablePublisher, EncodableTool, EncodableVersion, VersionPage, TOOL_VERSIONS_LISTED,
+};
 
-/// The tool summary: fields of its latest version, owners, downloads and every version.
+/// The tool summary: fields of its latest version, owners, downloads and its newest versions.
 #[utoipa::path(tag = "tools", params(("name" = String, Path, description = "registry name (matched in normalized form)")),
     responses((status = 200, body = EncodableTool), (status = 404, body = ProblemBody)))]
 #[get("/api/v1/tools/{name}")]
@@ -45,6 +47,55 @@ pub async fn show_tool(
     let body = Bytes::from(body);
     state.cache.put_tool(&name, body.clone(), epoch);
     Ok(json_body(body))
+}
+
+/// Query of `GET /api/v1/tools/{name}/versions`.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+pub struct VersionPageQuery {
+    /// Page number, from 1 (default 1).
+    pub page: Option<String>,
+    /// Versions per page, 1-100 (default 100).
+    pub per_page: Option<String>,
+}
+
+/// Every version of a tool, newest first by SemVer, a page at a time (the
+/// tool summary lists only the newest ones).
+#[utoipa::path(tag = "tools", params(("name" = String, Path, description = "registry name (matched in normalized form)"), VersionPageQuery),
+    responses((status = 200, body = VersionPage), (status = 400, body = ProblemBody), (status = 404, body = ProblemBody)))]
+#[get("/api/v1/tools/{name}/versions")]
+pub async fn list_versions(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    query: web::Query<VersionPageQuery>,
+) -> AppResult<HttpResponse> {
+    let name = path.into_inner();
+    let per_page = query_number(
+        "per_page",
+        query.per_page.as_deref(),
+        TOOL_VERSIONS_LISTED,
+        TOOL_VERSIONS_LISTED,
+    )?;
+    // Pages past the last are empty rather than an error, as on other
+    // registries; the bound keeps the offset arithmetic in range.
+    let page = query_number("page", query.page.as_deref(), 1, 1_000_000)?;
+    let page_body = state
+        .db
+        .lookup(move |conn| {
+            let tool = ToolRow::require(conn, &name)?;
+            let rows = version::newest(conn, tool.id, (page - 1) * per_page, per_page)?;
+            Ok(VersionPage {
+                total: VersionRow::count(conn, tool.id)?,
+                name: tool.name,
+                versions: rows
+                    .into_iter()
+                    .map(|(v, login, _)| tool_summary::encode_version(v, login))
+                    .collect(),
+                page,
+                per_page,
+            })
+        })
+        .await?;
+    Ok(json_body(to_json(&page_body)?))
 }
 
 /// One version: canonical manifest, original definition, README, digest, publisher and tier.
@@ -75,6 +126,10 @@ pub async fn show_version(
                     v.id
                 ))
             })?;
+            // A blocked version's definition and model (which carry its
+            // code, for kinds that run some) are withheld here as they are
+            // on `/definition` and the web page.
+            let withheld = v.blocked;
             Ok(EncodableVersion {
                 name: tool.name,
                 version: v.version,
@@ -92,9 +147,13 @@ pub async fn show_version(
                     login: user.login,
                     tier: v.publisher_tier,
                 },
-                manifest: serde_json::from_str(&content.manifest).unwrap_or(Value::Null),
+                manifest: if withheld {
+                    Value::Null
+                } else {
+                    serde_json::from_str(&content.manifest).unwrap_or(Value::Null)
+                },
                 definition_file: content.definition_file,
-                definition: content.definition,
+                definition: (!withheld).then_some(content.definition),
                 // Bounded like a publish's README; a larger one from before
                 // the limit is left out.
                 readme: content.readme.filter(|r| r.len() <= MAX_README),

@@ -24,7 +24,9 @@ use crate::auth::Auth;
 use crate::db::{is_unique_violation, now, DbConnection};
 use crate::error::{bad_request, forbidden, internal, AppError, AppResult, ProblemBody};
 use crate::models::change::{Change, ChangeKind};
-use crate::models::version::{version_key, ManifestSummary, NewContent, NewVersion};
+use crate::models::version::{
+    precedence_key, version_key, ManifestSummary, NewContent, NewVersion,
+};
 use crate::models::{owner, tier, tool_summary, NewAudit, Scope, ToolRow, VersionRow};
 use crate::rate_limit::Action;
 use crate::views::{EncodableProblem, PublishedVersion};
@@ -135,6 +137,7 @@ async fn publish_bundle(
         name,
         version,
         version_key: version_key(&tool.version),
+        version_order: precedence_key(&tool.version),
         sha256: sha256.clone(),
         size: i64::try_from(bytes.len()).map_err(|_| internal("bundle size overflow"))?,
         format: tool.format.to_string(),
@@ -242,6 +245,7 @@ struct NewRecord {
     name: String,
     version: String,
     version_key: String,
+    version_order: String,
     sha256: String,
     size: i64,
     format: String,
@@ -371,6 +375,7 @@ fn insert_version(
             tool_id: tool.id,
             version: &r.version,
             version_key: &r.version_key,
+            version_order: &r.version_order,
             sha256: &r.sha256,
             size: r.size,
             format: &r.format,

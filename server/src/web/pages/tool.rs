@@ -68,6 +68,9 @@ pub struct ToolView {
     /// version, whose definition is withheld.
     pub format_exports: Vec<FormatExport>,
     pub versions: Vec<VersionLine>,
+    /// Set when the table lists only the newest of the tool's versions:
+    /// how many there are in all, and where the API lists every one.
+    pub versions_cut: Option<(u64, String)>,
     pub owners: Vec<Publisher>,
     pub keywords: Vec<Link>,
     pub links: Vec<Link>,
@@ -231,6 +234,12 @@ impl ToolView {
                 format_exports(detail, &name, &version)
             },
             contents_withheld,
+            versions_cut: (summary.versions_total > summary.versions.len() as u64).then(|| {
+                (
+                    summary.versions_total,
+                    format!("/api/v1/tools/{name}/versions"),
+                )
+            }),
             versions,
             owners: summary.owners.clone(),
             keywords,

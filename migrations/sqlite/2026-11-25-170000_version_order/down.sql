@@ -1,0 +1,2 @@
+DROP INDEX versions_tool_order;
+ALTER TABLE versions DROP COLUMN version_order;
