@@ -49,6 +49,9 @@ pub struct AppState {
     pub log: crate::transparency::LogService,
     /// Encoded answers of the hot read routes and small bundles.
     pub cache: crate::read_cache::ReadCache,
+    /// Trusted publishing's ID-token verifier (off unless `serve` is given
+    /// trusted issuers).
+    pub oidc: std::sync::Arc<crate::oidc::Oidc>,
 }
 
 impl AppState {
@@ -69,6 +72,10 @@ impl AppState {
             max_versions_per_tool: DEFAULT_MAX_VERSIONS_PER_TOOL,
             log: crate::transparency::LogService::ephemeral(),
             cache: crate::read_cache::ReadCache::default(),
+            oidc: std::sync::Arc::new(crate::oidc::Oidc::new(crate::oidc::OidcOptions {
+                issuers: Vec::new(),
+                audience: crate::oidc::DEFAULT_AUDIENCE.to_string(),
+            })),
         }
     }
 }
@@ -115,11 +122,16 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(controllers::tools::owners::list)
         .service(controllers::tools::owners::add)
         .service(controllers::tools::owners::remove)
+        .service(controllers::trusted_publishers::list)
+        .service(controllers::trusted_publishers::add)
+        .service(controllers::trusted_publishers::remove)
+        .service(controllers::oidc::exchange)
         .service(controllers::tools::metadata::show_tool)
         .service(controllers::tools::metadata::list_versions)
         .service(controllers::tools::metadata::show_version)
         .service(controllers::tools::download::download)
         .service(controllers::tools::definition::definition)
+        .service(controllers::tools::attestation::attestation)
         .service(controllers::tools::yank::yank)
         .service(controllers::tools::yank::unyank)
         .service(controllers::resolve::resolve)

@@ -129,6 +129,16 @@ pub struct ServeOptions {
     /// (409 `too-many-versions`), so a tool's summary stays bounded.
     #[arg(long, env = "TOOLREG_MAX_VERSIONS_PER_TOOL", default_value_t = crate::app::DEFAULT_MAX_VERSIONS_PER_TOOL, global = true)]
     pub max_versions_per_tool: i64,
+    /// An OpenID Connect issuer whose CI ID tokens may be exchanged for
+    /// publish tokens (trusted publishing), e.g.
+    /// `https://token.actions.githubusercontent.com` (GitHub Actions) or
+    /// `https://gitlab.com`; repeat for several. `http://` only for a
+    /// loopback host. None by default: trusted publishing is off.
+    #[arg(long = "trusted-issuer", env = "TOOLREG_TRUSTED_ISSUERS", value_delimiter = ',', value_parser = crate::oidc::parse_issuer, global = true)]
+    pub trusted_issuers: Vec<String>,
+    /// The audience (`aud`) ID tokens must be minted for.
+    #[arg(long, env = "TOOLREG_OIDC_AUDIENCE", default_value = crate::oidc::DEFAULT_AUDIENCE, global = true)]
+    pub oidc_audience: String,
     /// Memory for cached API answers and small bundles, in MiB (`0` turns
     /// the cache off). Other replicas' changes reach the cache through the
     /// change log; download counts and owner changes lag by at most 10 s.
@@ -159,6 +169,8 @@ impl Default for ServeOptions {
             trust_proxy: false,
             redirect_downloads: false,
             max_versions_per_tool: crate::app::DEFAULT_MAX_VERSIONS_PER_TOOL,
+            trusted_issuers: Vec::new(),
+            oidc_audience: crate::oidc::DEFAULT_AUDIENCE.to_string(),
             cache_mib: crate::read_cache::DEFAULT_MIB,
             log_key: None,
             log_key_file: None,

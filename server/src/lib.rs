@@ -15,6 +15,7 @@ pub mod error;
 pub mod log_writer;
 pub mod metrics;
 pub mod models;
+pub mod oidc;
 pub mod ops;
 pub mod rate_limit;
 pub mod read_cache;

@@ -52,6 +52,13 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
         trust_proxy: opts.trust_proxy,
     };
     state.max_versions_per_tool = opts.max_versions_per_tool;
+    state.oidc = Arc::new(crate::oidc::Oidc::new(crate::oidc::OidcOptions {
+        issuers: opts.trusted_issuers.clone(),
+        audience: opts.oidc_audience.clone(),
+    }));
+    if !opts.trusted_issuers.is_empty() {
+        tracing::info!(issuers = ?opts.trusted_issuers, audience = %opts.oidc_audience, "trusted publishing is on");
+    }
     if opts.redirect_downloads {
         if !state.blobs.can_presign() {
             return Err(internal(format!(

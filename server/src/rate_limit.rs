@@ -99,6 +99,8 @@ impl fmt::Display for RateLimit {
 pub enum Action {
     Publish,
     TokenCreate,
+    /// `POST /api/v1/oidc/exchange`, counted per IP under the token-creation limit.
+    OidcExchange,
 }
 
 impl Action {
@@ -106,6 +108,7 @@ impl Action {
         match self {
             Action::Publish => "publish",
             Action::TokenCreate => "token_create",
+            Action::OidcExchange => "oidc_exchange",
         }
     }
 
@@ -113,6 +116,7 @@ impl Action {
         match self {
             Action::Publish => "publishes",
             Action::TokenCreate => "token creations",
+            Action::OidcExchange => "ID token exchanges",
         }
     }
 }
@@ -143,7 +147,7 @@ impl RateLimits {
     fn limit(&self, action: Action) -> RateLimit {
         match action {
             Action::Publish => self.publish,
-            Action::TokenCreate => self.tokens,
+            Action::TokenCreate | Action::OidcExchange => self.tokens,
         }
     }
 
@@ -185,6 +189,22 @@ impl RateLimits {
         action: Action,
         token_id: i64,
     ) -> AppResult<()> {
+        self.enforce(db, req, action, Some(token_id)).await
+    }
+
+    /// Count one `action` by the request's IP alone (for requests made
+    /// without a token); `429` with `Retry-After` past the limit.
+    pub async fn check_ip(&self, db: &Db, req: &HttpRequest, action: Action) -> AppResult<()> {
+        self.enforce(db, req, action, None).await
+    }
+
+    async fn enforce(
+        &self,
+        db: &Db,
+        req: &HttpRequest,
+        action: Action,
+        token_id: Option<i64>,
+    ) -> AppResult<()> {
         let limit = self.limit(action);
         if limit.is_off() {
             return Ok(());
@@ -195,15 +215,16 @@ impl RateLimits {
         let ip = self.client_ip(req);
         let counts = db
             .write(move |conn| {
-                let user_id: i64 = tokens::table
-                    .find(token_id)
-                    .select(tokens::user_id)
-                    .first(conn)?;
-                let counted = [
-                    (format!("token:{token_id}"), "token"),
-                    (format!("user:{user_id}"), "user"),
-                    (format!("ip:{ip}"), "IP address"),
-                ];
+                let mut counted = Vec::with_capacity(3);
+                if let Some(token_id) = token_id {
+                    let user_id: i64 = tokens::table
+                        .find(token_id)
+                        .select(tokens::user_id)
+                        .first(conn)?;
+                    counted.push((format!("token:{token_id}"), "token"));
+                    counted.push((format!("user:{user_id}"), "user"));
+                }
+                counted.push((format!("ip:{ip}"), "IP address"));
                 let mut counts = Vec::with_capacity(counted.len());
                 for (subject, per) in &counted {
                     let hits = bump(conn, action.as_str(), subject, window_start, window)?;

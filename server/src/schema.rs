@@ -24,6 +24,8 @@ diesel::table! {
         last_used_at -> Nullable<Timestamp>,
         revoked_at -> Nullable<Timestamp>,
         parent_id -> Nullable<BigInt>,
+        /// The CI run an exchanged (trusted publishing) token came from, as JSON.
+        provenance -> Nullable<Text>,
     }
 }
 
@@ -68,6 +70,8 @@ diesel::table! {
         summary -> Text,
         /// SemVer precedence as a byte-ordered string (`models::version::precedence_key`).
         version_order -> Text,
+        /// The CI run that published the version (trusted publishing), as JSON.
+        provenance -> Nullable<Text>,
     }
 }
 
@@ -149,6 +153,8 @@ diesel::joinable!(versions -> tools (tool_id));
 diesel::joinable!(versions -> users (publisher_id));
 diesel::joinable!(version_contents -> versions (version_id));
 diesel::joinable!(tool_summaries -> tools (tool_id));
+diesel::joinable!(trusted_publishers -> tools (tool_id));
+diesel::joinable!(token_tools -> tools (tool_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     users,
@@ -161,8 +167,42 @@ diesel::allow_tables_to_appear_in_same_query!(
     changes,
     audit_log,
     log_entries,
-    log_hashes
+    log_hashes,
+    trusted_publishers,
+    token_tools
 );
+
+diesel::table! {
+    /// Per tool, a CI identity (issuer, repository, workflow, environment)
+    /// whose OpenID Connect ID tokens may be exchanged for a publish token.
+    trusted_publishers (id) {
+        id -> BigInt,
+        tool_id -> BigInt,
+        issuer -> Text,
+        repository -> Text,
+        workflow -> Text,
+        environment -> Nullable<Text>,
+        created_by -> BigInt,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    /// ID tokens already exchanged, so each is exchanged once.
+    oidc_exchanges (issuer, jti) {
+        issuer -> Text,
+        jti -> Text,
+        expires_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    /// The tools an exchanged token may publish new versions of.
+    token_tools (token_id, tool_id) {
+        token_id -> BigInt,
+        tool_id -> BigInt,
+    }
+}
 
 diesel::table! {
     server_policy (id) {

@@ -4,8 +4,10 @@
 //! engine builds `SearchAnswer`; the controllers send them.
 
 pub use toolreg_api::{
-    ChangesFollowed, ConsistencyProof, CreatedToken, EncodableProblem, EncodablePublisher,
-    EncodableToken, EncodableTool, EncodableVersion, EncodableVersionSummary, Health,
-    InclusionProof, Me, NewTokenRequest, Owners, OwnersChange, PublishedVersion, Resolved,
-    SearchAnswer, TokenList, VersionPage, YankState, TOOL_VERSIONS_LISTED,
+    Attestation, AttestationStatement, ChangesFollowed, ConsistencyProof, CreatedToken,
+    EncodableProblem, EncodablePublisher, EncodableToken, EncodableTool, EncodableTrustedPublisher,
+    EncodableVersion, EncodableVersionSummary, Health, InclusionProof, Me, NewTokenRequest,
+    NewTrustedPublisherRequest, OidcExchangeRequest, OidcExchanged, Owners, OwnersChange,
+    Provenance, PublishedVersion, Resolved, SearchAnswer, TokenList, TrustedPublisherList,
+    VersionPage, YankState, ATTESTATION_HEADER, TOOL_VERSIONS_LISTED,
 };

@@ -10,6 +10,8 @@
 //!   ([`process`]).
 //! - [`FailingInsert`] makes one kind of database write fail, to test
 //!   that a change is one transaction ([`inject`]).
+//! - [`issuer::Issuer`] is a local OpenID Connect issuer for the
+//!   trusted-publishing tests.
 //! - [`unavailable`] is the one rule for a missing service or corpus:
 //!   skip with a `SKIPPED:` line locally, fail when `CI` or
 //!   `TOOLREG_REQUIRE_SERVICES` is set.
@@ -21,6 +23,8 @@ mod rule;
 
 #[cfg(feature = "services")]
 pub mod inject;
+#[cfg(feature = "services")]
+pub mod issuer;
 #[cfg(feature = "services")]
 pub mod process;
 #[cfg(feature = "services")]

@@ -6,11 +6,13 @@ pub mod health;
 pub mod log;
 pub mod me;
 pub mod metrics;
+pub mod oidc;
 pub mod publishers;
 pub mod resolve;
 pub mod search;
 pub mod tokens;
 pub mod tools;
+pub mod trusted_publishers;
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};

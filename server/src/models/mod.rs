@@ -8,6 +8,7 @@ pub mod tier;
 pub mod token;
 pub mod tool;
 pub mod tool_summary;
+pub mod trusted_publisher;
 pub mod user;
 pub mod version;
 

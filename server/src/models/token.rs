@@ -10,7 +10,7 @@ use toolreg_api::EncodableToken;
 use crate::db::{now, DbConnection};
 use crate::encode::rfc3339;
 use crate::error::{bad_request, internal, AppResult};
-use crate::schema::tokens;
+use crate::schema::{token_tools, tokens};
 
 /// What a token may do. `publish` is shorthand for both publish scopes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -107,6 +107,10 @@ pub struct Token {
     pub revoked_at: Option<NaiveDateTime>,
     /// The token that created this one (`None` for the operator's tokens).
     pub parent_id: Option<i64>,
+    /// For a token from trusted publishing (`POST /api/v1/oidc/exchange`):
+    /// the CI run it was issued to, as `toolreg_api::Provenance` JSON. Such
+    /// a token publishes new versions of its [`Token::tools`] only.
+    pub provenance: Option<String>,
 }
 
 /// How many tokens above a token [`Token::find_live`] checks; a deeper
@@ -184,6 +188,53 @@ impl Token {
             agent,
             expires_at,
         )
+    }
+
+    /// Create the token trusted publishing issues (call inside a write
+    /// transaction): owned by `user_id`, scope `publish-update` only, valid
+    /// until `expires_at`, carrying `provenance` and limited to `tool_ids`.
+    pub fn create_exchanged(
+        conn: &mut DbConnection,
+        user_id: i64,
+        name: &str,
+        expires_at: NaiveDateTime,
+        provenance: &str,
+        tool_ids: &[i64],
+    ) -> AppResult<IssuedToken> {
+        let mut issued = Token::insert(
+            conn,
+            user_id,
+            None,
+            name,
+            &[Scope::PublishUpdate],
+            false,
+            Some(expires_at),
+        )?;
+        diesel::update(tokens::table.find(issued.token.id))
+            .set(tokens::provenance.eq(provenance))
+            .execute(conn)?;
+        for tool_id in tool_ids {
+            diesel::insert_into(token_tools::table)
+                .values((
+                    token_tools::token_id.eq(issued.token.id),
+                    token_tools::tool_id.eq(tool_id),
+                ))
+                .execute(conn)?;
+        }
+        issued.token.provenance = Some(provenance.to_string());
+        Ok(issued)
+    }
+
+    /// The tools a trusted-publishing token may publish (empty for every
+    /// other token, which the tools' owner lists limit instead).
+    pub fn tools(&self, conn: &mut DbConnection) -> AppResult<Vec<i64>> {
+        if self.provenance.is_none() {
+            return Ok(Vec::new());
+        }
+        Ok(token_tools::table
+            .filter(token_tools::token_id.eq(self.id))
+            .select(token_tools::tool_id)
+            .load(conn)?)
     }
 
     fn insert(

@@ -175,6 +175,8 @@ pub struct NewVersion<'a> {
     pub summary: &'a str,
     /// [`precedence_key`] of the version.
     pub version_order: &'a str,
+    /// `toolreg_api::Provenance` JSON when published through trusted publishing.
+    pub provenance: Option<&'a str>,
 }
 
 /// A version's texts to insert on publish.
@@ -259,6 +261,14 @@ pub fn fill_order(conn: &mut DbConnection, limit: i64) -> AppResult<usize> {
 }
 
 impl VersionRow {
+    /// The provenance JSON of version `id` (trusted publishing), if any.
+    pub fn provenance(conn: &mut DbConnection, id: i64) -> AppResult<Option<String>> {
+        Ok(versions::table
+            .find(id)
+            .select(versions::provenance)
+            .first::<Option<String>>(conn)?)
+    }
+
     /// How many versions `tool_id` has (yanked and blocked ones too).
     pub fn count(conn: &mut DbConnection, tool_id: i64) -> AppResult<i64> {
         Ok(versions::table

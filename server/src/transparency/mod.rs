@@ -159,6 +159,12 @@ impl LogService {
         self.signer.verifier_key()
     }
 
+    /// Sign `text` (ending in a newline) as a note with the log's key: what
+    /// the registry attests besides checkpoints (version attestations).
+    pub fn sign_note(&self, text: &str) -> AppResult<String> {
+        Ok(self.signer.sign(text)?)
+    }
+
     /// The log's origin.
     pub fn origin(&self) -> &str {
         self.signer.name()

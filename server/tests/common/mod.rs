@@ -41,6 +41,7 @@ pub struct TestAppBuilder {
     policy: Policy,
     search: bool,
     max_versions_per_tool: Option<i64>,
+    trusted_issuers: Vec<String>,
 }
 
 impl TestAppBuilder {
@@ -53,6 +54,12 @@ impl TestAppBuilder {
     /// The most versions one tool may have (default: the server's).
     pub fn with_max_versions_per_tool(mut self, max: i64) -> Self {
         self.max_versions_per_tool = Some(max);
+        self
+    }
+
+    /// Trust the OpenID Connect issuer at `url` for trusted publishing.
+    pub fn with_trusted_issuer(mut self, url: &str) -> Self {
+        self.trusted_issuers.push(url.to_string());
         self
     }
 
@@ -91,6 +98,14 @@ impl TestAppBuilder {
         let mut state = AppState::new(db, blobs, self.policy);
         if let Some(max) = self.max_versions_per_tool {
             state.max_versions_per_tool = max;
+        }
+        if !self.trusted_issuers.is_empty() {
+            state.oidc = std::sync::Arc::new(toolreg_server::oidc::Oidc::new(
+                toolreg_server::oidc::OidcOptions {
+                    issuers: self.trusted_issuers.clone(),
+                    audience: toolreg_server::oidc::DEFAULT_AUDIENCE.to_string(),
+                },
+            ));
         }
         let state = web::Data::new(state);
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
@@ -139,6 +154,7 @@ impl TestApp {
             policy: Policy::default(),
             search: false,
             max_versions_per_tool: None,
+            trusted_issuers: Vec::new(),
         }
     }
 

@@ -120,6 +120,15 @@ pub async fn show_version(
             let content = VersionContent::of(conn, v.id)?;
             let user = User::find(conn, v.publisher_id)?;
             let log_index = crate::transparency::store::index_of(conn, v.id)?;
+            let provenance = VersionRow::provenance(conn, v.id)?
+                .map(|p| serde_json::from_str(&p))
+                .transpose()
+                .map_err(|e| {
+                    internal(format!(
+                        "stored provenance of version {} does not parse: {e}",
+                        v.id
+                    ))
+                })?;
             let findings = serde_json::from_str(&content.findings).map_err(|e| {
                 internal(format!(
                     "stored lint findings of version {} are not JSON: {e}",
@@ -159,6 +168,7 @@ pub async fn show_version(
                 readme: content.readme.filter(|r| r.len() <= MAX_README),
                 log_index,
                 findings,
+                provenance,
             })
         })
         .await?;

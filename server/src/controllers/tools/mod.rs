@@ -1,6 +1,7 @@
 //! Handlers under `/api/v1/tools`: publish, metadata, download, definition
-//! export, yank and owners.
+//! export, attestation, yank and owners.
 
+pub mod attestation;
 pub mod definition;
 pub mod download;
 pub mod metadata;

@@ -29,7 +29,7 @@ use crate::models::version::{
 };
 use crate::models::{owner, tier, tool_summary, NewAudit, Scope, ToolRow, VersionRow};
 use crate::rate_limit::Action;
-use crate::views::{EncodableProblem, PublishedVersion};
+use crate::views::{EncodableProblem, Provenance, PublishedVersion};
 
 /// The largest README.md a bundle may carry: it is shown on the tool page.
 pub const MAX_README: usize = 512 * 1024;
@@ -271,9 +271,15 @@ fn check_publish_allowed(
     max_versions: i64,
 ) -> AppResult<Option<ToolRow>> {
     let Some(tool) = ToolRow::by_name(conn, name)? else {
+        if auth.token.provenance.is_some() {
+            return Err(forbidden(format!(
+                "a token from trusted publishing publishes new versions of existing tools only; publish the first version of `{name}` with your own token"
+            )));
+        }
         auth.require_scope(Scope::PublishNew)?;
         return Ok(None);
     };
+    check_trusted_publishing(conn, auth, &tool)?;
     if !owner::is_owner(conn, tool.id, auth.user.id)? {
         return Err(if tool.name == name {
             forbidden(format!(
@@ -301,6 +307,25 @@ fn check_publish_allowed(
     }
     check_version_room(conn, &tool, max_versions)?;
     Ok(Some(tool))
+}
+
+/// For a token from trusted publishing: 403 unless it was issued for
+/// `tool` and a trusted publisher of `tool` still accepts its CI run.
+fn check_trusted_publishing(conn: &mut DbConnection, auth: &Auth, tool: &ToolRow) -> AppResult<()> {
+    let Some(provenance) = &auth.token.provenance else {
+        return Ok(());
+    };
+    let provenance: Provenance = serde_json::from_str(provenance)
+        .map_err(|e| internal(format!("a token's stored provenance does not parse: {e}")))?;
+    if !auth.token.tools(conn)?.contains(&tool.id)
+        || !crate::controllers::oidc::still_trusted(conn, tool.id, &provenance)?
+    {
+        return Err(forbidden(format!(
+            "this token from trusted publishing ({} {}) may not publish `{}`: no trusted publisher of `{}` accepts that repository and workflow now",
+            provenance.repository, provenance.workflow, tool.name, tool.name
+        )));
+    }
+    Ok(())
 }
 
 /// 409 `too-many-versions` when `tool` has `max_versions` versions already.
@@ -388,6 +413,8 @@ fn insert_version(
             downloads: 0,
             published_at: now(),
             summary: &r.summary,
+            // A token from trusted publishing stamps its CI run on the version.
+            provenance: auth.token.provenance.as_deref(),
         },
         &NewContent {
             manifest: &r.manifest,
