@@ -117,6 +117,9 @@ pub struct ServeOptions {
     /// Token creations allowed per token and per client IP, e.g. `60/min`; `0` = no limit.
     #[arg(long, env = "TOOLREG_RATE_LIMIT_TOKENS", default_value = "60/min", value_parser = RateLimit::parse, global = true)]
     pub rate_limit_tokens: RateLimit,
+    /// Version reports allowed per token, per user and per client IP, e.g. `20/hour`; `0` = no limit.
+    #[arg(long, env = "TOOLREG_RATE_LIMIT_REPORTS", default_value = "20/hour", value_parser = RateLimit::parse, global = true)]
+    pub rate_limit_reports: RateLimit,
     /// Take the client IP for per-IP rate limits from the last `X-Forwarded-For` hop
     /// (set this only behind a load balancer that appends it, like deploy/nginx.conf).
     #[arg(long, env = "TOOLREG_TRUST_PROXY", global = true)]
@@ -156,6 +159,7 @@ impl Default for ServeOptions {
             workers: None,
             rate_limit_publish: RateLimit::OFF,
             rate_limit_tokens: RateLimit::OFF,
+            rate_limit_reports: RateLimit::OFF,
             trust_proxy: false,
             redirect_downloads: false,
             max_versions_per_tool: crate::app::DEFAULT_MAX_VERSIONS_PER_TOOL,

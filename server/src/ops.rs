@@ -49,6 +49,7 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     state.rate_limits = crate::rate_limit::RateLimits {
         publish: opts.rate_limit_publish,
         tokens: opts.rate_limit_tokens,
+        reports: opts.rate_limit_reports,
         trust_proxy: opts.trust_proxy,
     };
     state.max_versions_per_tool = opts.max_versions_per_tool;

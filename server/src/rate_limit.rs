@@ -1,4 +1,4 @@
-//! Rate limits on publishing and on token creation (`429`, `docs/api.md`), per
+//! Rate limits on publishing, token creation and reports (`429`, `docs/api.md`), per
 //! token, per user (so minting tokens gives no fresh allowance) and per client
 //! IP (an IPv6 client counts per /64, the block one subscriber gets). Counts live in the database (`rate_limits`, one
 //! fixed-window counter per action and subject, bumped with one upsert), so
@@ -99,6 +99,7 @@ impl fmt::Display for RateLimit {
 pub enum Action {
     Publish,
     TokenCreate,
+    Report,
 }
 
 impl Action {
@@ -106,6 +107,7 @@ impl Action {
         match self {
             Action::Publish => "publish",
             Action::TokenCreate => "token_create",
+            Action::Report => "report",
         }
     }
 
@@ -113,17 +115,19 @@ impl Action {
         match self {
             Action::Publish => "publishes",
             Action::TokenCreate => "token creations",
+            Action::Report => "reports",
         }
     }
 }
 
 /// The server's rate limits. The default is no limit at all (what tests that
 /// build an [`crate::app::AppState`] directly get); `serve` sets them from
-/// `--rate-limit-publish` and `--rate-limit-tokens`.
+/// `--rate-limit-publish`, `--rate-limit-tokens` and `--rate-limit-reports`.
 #[derive(Debug, Clone, Copy)]
 pub struct RateLimits {
     pub publish: RateLimit,
     pub tokens: RateLimit,
+    pub reports: RateLimit,
     /// Take the client IP from the last `X-Forwarded-For` hop (only behind a
     /// proxy that appends it), instead of the TCP peer.
     pub trust_proxy: bool,
@@ -134,6 +138,7 @@ impl Default for RateLimits {
         RateLimits {
             publish: RateLimit::OFF,
             tokens: RateLimit::OFF,
+            reports: RateLimit::OFF,
             trust_proxy: false,
         }
     }
@@ -144,6 +149,7 @@ impl RateLimits {
         match action {
             Action::Publish => self.publish,
             Action::TokenCreate => self.tokens,
+            Action::Report => self.reports,
         }
     }
 

@@ -66,6 +66,23 @@ diesel::table! {
         published_at -> Timestamp,
         /// The manifest's listing fields as JSON (`models::version::ManifestSummary`).
         summary -> Text,
+        /// Withheld by an administrator (`models::quarantine`).
+        quarantined -> Bool,
+        quarantine_reason -> Nullable<Text>,
+        quarantined_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    /// Users' reports of harmful versions (`models::report`).
+    reports (id) {
+        id -> BigInt,
+        version_id -> BigInt,
+        reporter_id -> BigInt,
+        reason -> Text,
+        /// `open` or `closed`.
+        status -> Text,
+        created_at -> Timestamp,
     }
 }
 
@@ -147,6 +164,8 @@ diesel::joinable!(versions -> tools (tool_id));
 diesel::joinable!(versions -> users (publisher_id));
 diesel::joinable!(version_contents -> versions (version_id));
 diesel::joinable!(tool_summaries -> tools (tool_id));
+diesel::joinable!(reports -> versions (version_id));
+diesel::joinable!(reports -> users (reporter_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     users,
@@ -159,7 +178,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     changes,
     audit_log,
     log_entries,
-    log_hashes
+    log_hashes,
+    reports
 );
 
 diesel::table! {

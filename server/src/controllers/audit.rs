@@ -30,7 +30,8 @@ pub struct AuditQuery {
 pub struct EncodableAuditEntry {
     pub id: i64,
     /// `publish`, `yank`, `unyank`, `owner_add`, `owner_remove`, `token_create`,
-    /// `token_revoke`, `tier_change`, `block`, `unblock` or `user_create`.
+    /// `token_revoke`, `tier_change`, `block`, `unblock`, `user_create`,
+    /// `report`, `quarantine` or `unquarantine`.
     pub action: String,
     /// Login of who did it (`null` for the operator's `admin` subcommands).
     pub actor: Option<String>,
@@ -69,7 +70,7 @@ pub struct AuditPage {
 }
 
 /// A query number in `min..=max`, or its default; else a 400 naming the parameter.
-fn number(name: &str, text: Option<&str>, default: i64, max: i64) -> AppResult<i64> {
+pub fn number(name: &str, text: Option<&str>, default: i64, max: i64) -> AppResult<i64> {
     let Some(text) = text else { return Ok(default) };
     match text.trim().parse::<i64>() {
         Ok(n) if (1..=max).contains(&n) => Ok(n),

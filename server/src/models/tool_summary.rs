@@ -19,6 +19,7 @@
 //! |---|---|
 //! | publish (new tool or version) | `controllers::tools::publish` |
 //! | yank, unyank | `controllers::tools::yank` |
+//! | quarantine, lift | [`crate::models::quarantine::set`] |
 //! | owners added or removed | `controllers::tools::owners` |
 //! | tier change: owners' tiers, versions blocked or unblocked | [`crate::models::tier::set_tier`] ([`refresh_publisher`]) |
 //! | download counts flushed | `crate::downloads` |
@@ -63,7 +64,10 @@ pub fn build(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<EncodableTool
     let owners = owner::list(conn, tool.id)?;
     let versions = list_with_summaries(conn, tool.id)?;
     let latest = version::latest(&versions, |(v, _, _)| v);
+    // A quarantined version's texts are not shown, not even as the listing
+    // fields of a tool whose every version is quarantined.
     let manifest = latest
+        .filter(|(v, _, _)| !v.quarantined)
         .map(|(_, _, summary)| ManifestSummary::parse(summary))
         .unwrap_or_default();
     let latest_row = latest.map(|(v, _, _)| v);
@@ -92,6 +96,8 @@ pub fn build(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<EncodableTool
                 yanked: v.yanked,
                 blocked: v.blocked,
                 blocked_reason: v.blocked_reason,
+                quarantined: v.quarantined,
+                quarantine_reason: v.quarantine_reason,
                 execution: v.execution,
                 format: v.format,
                 published_at: rfc3339(&v.published_at),

@@ -41,9 +41,16 @@ pub struct TestAppBuilder {
     policy: Policy,
     search: bool,
     max_versions_per_tool: Option<i64>,
+    rate_limits: Option<toolreg_server::rate_limit::RateLimits>,
 }
 
 impl TestAppBuilder {
+    /// The rate limits (default: none).
+    pub fn with_rate_limits(mut self, limits: toolreg_server::rate_limit::RateLimits) -> Self {
+        self.rate_limits = Some(limits);
+        self
+    }
+
     /// The tier policy (default: [`Policy::default`]).
     pub fn with_policy(mut self, policy: Policy) -> Self {
         self.policy = policy;
@@ -92,6 +99,9 @@ impl TestAppBuilder {
         if let Some(max) = self.max_versions_per_tool {
             state.max_versions_per_tool = max;
         }
+        if let Some(limits) = self.rate_limits {
+            state.rate_limits = limits;
+        }
         let state = web::Data::new(state);
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let addr = listener.local_addr().expect("local addr");
@@ -139,6 +149,7 @@ impl TestApp {
             policy: Policy::default(),
             search: false,
             max_versions_per_tool: None,
+            rate_limits: None,
         }
     }
 

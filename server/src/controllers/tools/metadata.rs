@@ -47,7 +47,9 @@ pub async fn show_tool(
     Ok(json_body(body))
 }
 
-/// One version: canonical manifest, original definition, README, digest, publisher and tier.
+/// One version: canonical manifest, original definition, README, digest,
+/// publisher and tier. While the version is quarantined, `manifest` is null
+/// and `definition` and `readme` are empty.
 #[utoipa::path(tag = "tools", params(("name" = String, Path), ("version" = String, Path, description = "exact SemVer version")),
     responses((status = 200, body = EncodableVersion), (status = 404, body = ProblemBody)))]
 #[get("/api/v1/tools/{name}/{version}")]
@@ -75,6 +77,9 @@ pub async fn show_version(
                     v.id
                 ))
             })?;
+            // A quarantined version's texts are withheld: they are what the
+            // quarantine is about.
+            let withheld = v.quarantined;
             Ok(EncodableVersion {
                 name: tool.name,
                 version: v.version,
@@ -85,6 +90,8 @@ pub async fn show_version(
                 yanked: v.yanked,
                 blocked: v.blocked,
                 blocked_reason: v.blocked_reason,
+                quarantined: v.quarantined,
+                quarantine_reason: v.quarantine_reason,
                 published_at: rfc3339(&v.published_at),
                 downloads: v.downloads,
                 // The tier the version was published with.
@@ -92,12 +99,22 @@ pub async fn show_version(
                     login: user.login,
                     tier: v.publisher_tier,
                 },
-                manifest: serde_json::from_str(&content.manifest).unwrap_or(Value::Null),
+                manifest: if withheld {
+                    Value::Null
+                } else {
+                    serde_json::from_str(&content.manifest).unwrap_or(Value::Null)
+                },
                 definition_file: content.definition_file,
-                definition: content.definition,
+                definition: if withheld {
+                    String::new()
+                } else {
+                    content.definition
+                },
                 // Bounded like a publish's README; a larger one from before
                 // the limit is left out.
-                readme: content.readme.filter(|r| r.len() <= MAX_README),
+                readme: content
+                    .readme
+                    .filter(|r| !withheld && r.len() <= MAX_README),
                 log_index,
                 findings,
             })

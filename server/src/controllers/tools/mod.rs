@@ -1,9 +1,10 @@
 //! Handlers under `/api/v1/tools`: publish, metadata, download, definition
-//! export, yank and owners.
+//! export, yank, owners, reports and quarantine.
 
 pub mod definition;
 pub mod download;
 pub mod metadata;
 pub mod owners;
 pub mod publish;
+pub mod quarantine;
 pub mod yank;
