@@ -85,6 +85,9 @@ pub enum Command {
     },
     /// Delete blobs that no version references.
     Gc(GcOptions),
+    /// Re-run the definition lint over every stored version and print what
+    /// is newly blocked or flagged compared with the stored findings.
+    Lint(LintOptions),
     /// Rebuild the search index from the database alone (stop the server using it first).
     Reindex {
         /// Index directory (default `<data>/index`).
@@ -189,6 +192,18 @@ pub enum AdminCommand {
     },
     /// Change a publisher's tier.
     SetTier { login: String, tier: Tier },
+}
+
+/// Options of `lint`.
+#[derive(Debug, Clone, Args)]
+pub struct LintOptions {
+    /// Store the new findings, and quarantine (never delete) the versions
+    /// that hit a block rule; both recorded in the audit and change logs.
+    #[arg(long)]
+    pub apply: bool,
+    /// Print one JSON array of the versions whose findings changed.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Options of `gc`.

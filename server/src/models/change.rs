@@ -1,5 +1,5 @@
 //! The change log: one ordered row per publish, yank, unyank, block,
-//! unblock, quarantine and unquarantine, written in the same transaction as
+//! unblock, quarantine, unquarantine and findings update, written in the same transaction as
 //! the change. Search indexes and read caches tail it by `seq`.
 
 use chrono::NaiveDateTime;
@@ -19,6 +19,8 @@ pub enum ChangeKind {
     Unblock,
     Quarantine,
     Unquarantine,
+    /// A version's stored lint findings were replaced (`toolreg-server lint --apply`).
+    Findings,
 }
 
 impl ChangeKind {
@@ -31,6 +33,7 @@ impl ChangeKind {
             ChangeKind::Unblock => "unblock",
             ChangeKind::Quarantine => "quarantine",
             ChangeKind::Unquarantine => "unquarantine",
+            ChangeKind::Findings => "findings",
         }
     }
 }
