@@ -379,6 +379,12 @@ async fn quarantine_withholds_everything_until_lifted(app: TestApp) {
     ] {
         assert_eq!(app.get(path).await.status(), 200, "{path}");
     }
+    let (_, open) = json(app.get("/api/v1/tools/calc/1.1.0").await).await;
+    let blob = format!(
+        "/api/v1/blobs/sha256/{}",
+        open["sha256"].as_str().unwrap_or_default()
+    );
+    assert_eq!(app.get(&blob).await.status(), 200);
     let search_total = |body: &Value| body["total"].as_u64();
     wait_search(&app, "q=lonely", |b| search_total(b) == Some(1)).await;
     let index = app.get("/?q=lonely").await.text().await.expect("index");
@@ -401,6 +407,7 @@ async fn quarantine_withholds_everything_until_lifted(app: TestApp) {
 
     for path in [
         "/api/v1/tools/calc/1.1.0/download",
+        blob.as_str(),
         "/api/v1/tools/calc/1.1.0/definition",
         "/api/v1/tools/calc/1.1.0/definition?format=mcp",
         "/api/v1/tools/calc/1.1.0/definition?format=openai",
@@ -498,6 +505,7 @@ async fn quarantine_withholds_everything_until_lifted(app: TestApp) {
     assert_eq!(status, 200);
     for path in [
         "/api/v1/tools/calc/1.1.0/download",
+        blob.as_str(),
         "/api/v1/tools/calc/1.1.0/definition?format=mcp",
         "/api/v1/resolve/lonely",
         "/tools/calc/1.1.0",
