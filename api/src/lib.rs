@@ -131,6 +131,11 @@ pub struct EncodableVersionSummary {
     pub yanked: bool,
     pub blocked: bool,
     pub blocked_reason: Option<String>,
+    /// Withheld by the registry's administrators until lifted.
+    #[serde(default)]
+    pub quarantined: bool,
+    #[serde(default)]
+    pub quarantine_reason: Option<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub execution: ExecutionKind,
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
@@ -202,6 +207,12 @@ pub struct EncodableVersion {
     pub yanked: bool,
     pub blocked: bool,
     pub blocked_reason: Option<String>,
+    /// Withheld by the registry's administrators until lifted: while it is,
+    /// `manifest` is null and `definition` and `readme` are empty.
+    #[serde(default)]
+    pub quarantined: bool,
+    #[serde(default)]
+    pub quarantine_reason: Option<String>,
     pub published_at: String,
     pub downloads: i64,
     /// The publisher, with the tier the version was published with.
@@ -325,6 +336,54 @@ pub struct Attestation {
 
 /// The first line of an attestation note's text.
 pub const ATTESTATION_HEADER: &str = "toolreg attestation v1";
+
+/// Body of `POST /api/v1/tools/{name}/{version}/reports` and of
+/// `PUT /api/v1/tools/{name}/{version}/quarantine`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ReasonRequest {
+    /// Why, in 1 to 2000 characters.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// A user's report of a version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EncodableReport {
+    pub id: i64,
+    pub name: String,
+    pub version: String,
+    /// Login of the user who reported it.
+    pub reporter: String,
+    pub reason: String,
+    /// `open`, or `closed` once the version was quarantined.
+    pub status: String,
+    pub created_at: String,
+}
+
+/// `GET /api/v1/reports`: open reports, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ReportPage {
+    /// Open reports in all.
+    pub total: i64,
+    pub page: i64,
+    pub per_page: i64,
+    pub reports: Vec<EncodableReport>,
+}
+
+/// Answer to quarantining a version or lifting its quarantine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct QuarantineState {
+    pub name: String,
+    pub version: String,
+    pub quarantined: bool,
+    pub quarantine_reason: Option<String>,
+    /// RFC 3339; null when not quarantined.
+    pub quarantined_at: Option<String>,
+}
 
 /// `GET /api/v1/resolve/{name}`: the highest version matching a
 /// requirement that is neither yanked nor blocked.

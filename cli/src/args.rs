@@ -154,6 +154,34 @@ pub enum Command {
         #[arg(long)]
         undo: bool,
     },
+    /// Report a version to the registry's administrators (e.g. a poisoned
+    /// description); rate-limited.
+    Report {
+        /// NAME@VERSION.
+        #[arg(value_parser = parse_name_version, value_name = "NAME@VERSION")]
+        spec: (String, Version),
+        /// Why, in 1 to 2000 characters.
+        #[arg(long, value_name = "TEXT")]
+        reason: String,
+    },
+    /// Quarantine a version (administrators): its download, resolve and
+    /// definition answer 403 with the reason until `--lift`.
+    Quarantine {
+        /// NAME@VERSION.
+        #[arg(value_parser = parse_name_version, value_name = "NAME@VERSION")]
+        spec: (String, Version),
+        /// Why, in 1 to 2000 characters (shown to everyone who asks for it).
+        #[arg(
+            long,
+            value_name = "TEXT",
+            required_unless_present = "lift",
+            conflicts_with = "lift"
+        )]
+        reason: Option<String>,
+        /// Lift the version's quarantine instead.
+        #[arg(long)]
+        lift: bool,
+    },
     /// List, add or remove a tool's owners.
     Owner {
         #[command(subcommand)]

@@ -11,8 +11,8 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE};
 use reqwest::Method;
 use serde::de::DeserializeOwned;
 use toolreg_api::{
-    EncodableTool, EncodableVersion, Me, Owners, OwnersChange, ProblemBody, PublishedVersion,
-    Resolved, SearchAnswer, YankState,
+    EncodableReport, EncodableTool, EncodableVersion, Me, Owners, OwnersChange, ProblemBody,
+    PublishedVersion, QuarantineState, ReasonRequest, Resolved, SearchAnswer, YankState,
 };
 
 use crate::error::{ApiError, Error, Result};
@@ -138,11 +138,13 @@ impl Client {
         req: &semver::VersionReq,
     ) -> Result<(Resolved, semver::Version)> {
         let path = format!("/api/v1/resolve/{}", seg(name));
-        let answer: Resolved = self.get_json(
-            &format!("resolving {name} {req}"),
-            &path,
-            &[("req", req.to_string())],
-        )?;
+        let answer: Resolved = self
+            .get_json(
+                &format!("resolving {name} {req}"),
+                &path,
+                &[("req", req.to_string())],
+            )
+            .map_err(|e| quarantined(name, e))?;
         let version = semver::Version::parse(&answer.version).map_err(|e| Error::BadAnswer {
             url: self.url(&path),
             reason: format!("version `{}` is not SemVer: {e}", answer.version),
@@ -170,7 +172,8 @@ impl Client {
         self.get_json("searching", "/api/v1/search", query)
     }
 
-    /// Download a version's bundle. A blocked version becomes [`Error::Blocked`].
+    /// Download a version's bundle. A blocked version becomes
+    /// [`Error::Blocked`], a quarantined one [`Error::Quarantined`].
     pub fn download(&self, name: &str, version: &str) -> Result<Download> {
         let (url, rb) = self.request(
             Method::GET,
@@ -188,7 +191,7 @@ impl Client {
                     reason: api.detail,
                 })
             }
-            other => other?,
+            other => other.map_err(|e| quarantined(name, e))?,
         };
         let mut bytes = Vec::new();
         response
@@ -232,6 +235,47 @@ impl Client {
         Self::json(&url, response)
     }
 
+    /// Report a version to the registry's administrators.
+    pub fn report(&self, name: &str, version: &str, reason: &str) -> Result<EncodableReport> {
+        let (url, rb) = self.request(
+            Method::POST,
+            &format!("/api/v1/tools/{}/{}/reports", seg(name), seg(version)),
+            true,
+        )?;
+        let rb = rb.json(&ReasonRequest {
+            reason: Some(reason.to_string()),
+        });
+        let response = self.send(&format!("reporting {name} {version}"), &url, rb)?;
+        Self::json(&url, response)
+    }
+
+    /// Quarantine a version with `reason` (`Some`), or lift its quarantine
+    /// (`None`); administrators only.
+    pub fn quarantine(
+        &self,
+        name: &str,
+        version: &str,
+        reason: Option<&str>,
+    ) -> Result<QuarantineState> {
+        let path = format!("/api/v1/tools/{}/{}/quarantine", seg(name), seg(version));
+        let (action, rb) = match reason {
+            Some(reason) => {
+                let (url, rb) = self.request(Method::PUT, &path, true)?;
+                let rb = rb.json(&ReasonRequest {
+                    reason: Some(reason.to_string()),
+                });
+                (format!("quarantining {name} {version}"), (url, rb))
+            }
+            None => (
+                format!("lifting the quarantine of {name} {version}"),
+                self.request(Method::DELETE, &path, true)?,
+            ),
+        };
+        let (url, rb) = rb;
+        let response = self.send(&action, &url, rb)?;
+        Self::json(&url, response)
+    }
+
     pub fn owners(&self, name: &str) -> Result<Owners> {
         self.get_json(
             &format!("listing owners of {name}"),
@@ -253,6 +297,28 @@ impl Client {
         });
         let response = self.send(&format!("{action} {name}"), &url, rb)?;
         Self::json(&url, response)
+    }
+}
+
+/// A `403 quarantined` answer about tool `name` as [`Error::Quarantined`]
+/// (the registry's detail names the version and the reason); any other
+/// error as it is.
+fn quarantined(name: &str, err: Error) -> Error {
+    match err {
+        Error::Api(api) if api.status == 403 && api.kind.as_deref() == Some("quarantined") => {
+            // Resolve's detail already starts with the tool's name.
+            let detail = api
+                .detail
+                .strip_prefix(&format!("{name}: "))
+                .unwrap_or(&api.detail)
+                .to_string();
+            Error::Quarantined {
+                name: name.to_string(),
+                detail,
+                url: api.url,
+            }
+        }
+        other => other,
     }
 }
 

@@ -118,6 +118,15 @@ pub enum Error {
         reason: String,
     },
 
+    /// The registry's administrators quarantined a version: `detail` is the
+    /// registry's explanation, with the reason.
+    #[error("{name}: {detail}")]
+    Quarantined {
+        name: String,
+        detail: String,
+        url: String,
+    },
+
     /// The project's `[policy] allow` forbids a tool's execution kind.
     #[error("{name} {version} is a `{kind}` tool, which this project's policy does not allow ({location}: {line})")]
     Policy {
@@ -189,6 +198,10 @@ impl Error {
                 lines
             }
             Error::LockOutOfDate { reasons } => reasons.clone(),
+            Error::Quarantined { url, .. } => vec![
+                "nothing was pinned or installed: pin another version, or wait until the quarantine is lifted".to_string(),
+                format!("url: {url}"),
+            ],
             Error::Drift { details, .. } => details.clone(),
             _ => Vec::new(),
         }

@@ -85,6 +85,9 @@ pub enum Command {
     },
     /// Delete blobs that no version references.
     Gc(GcOptions),
+    /// Re-run the definition lint over every stored version and print what
+    /// is newly blocked or flagged compared with the stored findings.
+    Lint(LintOptions),
     /// Rebuild the search index from the database alone (stop the server using it first).
     Reindex {
         /// Index directory (default `<data>/index`).
@@ -117,6 +120,9 @@ pub struct ServeOptions {
     /// Token creations allowed per token and per client IP, e.g. `60/min`; `0` = no limit.
     #[arg(long, env = "TOOLREG_RATE_LIMIT_TOKENS", default_value = "60/min", value_parser = RateLimit::parse, global = true)]
     pub rate_limit_tokens: RateLimit,
+    /// Version reports allowed per token, per user and per client IP, e.g. `20/hour`; `0` = no limit.
+    #[arg(long, env = "TOOLREG_RATE_LIMIT_REPORTS", default_value = "20/hour", value_parser = RateLimit::parse, global = true)]
+    pub rate_limit_reports: RateLimit,
     /// Take the client IP for per-IP rate limits from the last `X-Forwarded-For` hop
     /// (set this only behind a load balancer that appends it, like deploy/nginx.conf).
     #[arg(long, env = "TOOLREG_TRUST_PROXY", global = true)]
@@ -166,6 +172,7 @@ impl Default for ServeOptions {
             workers: None,
             rate_limit_publish: RateLimit::OFF,
             rate_limit_tokens: RateLimit::OFF,
+            rate_limit_reports: RateLimit::OFF,
             trust_proxy: false,
             redirect_downloads: false,
             max_versions_per_tool: crate::app::DEFAULT_MAX_VERSIONS_PER_TOOL,
@@ -197,6 +204,18 @@ pub enum AdminCommand {
     },
     /// Change a publisher's tier.
     SetTier { login: String, tier: Tier },
+}
+
+/// Options of `lint`.
+#[derive(Debug, Clone, Args)]
+pub struct LintOptions {
+    /// Store the new findings, and quarantine (never delete) the versions
+    /// that hit a block rule; both recorded in the audit and change logs.
+    #[arg(long)]
+    pub apply: bool,
+    /// Print one JSON array of the versions whose findings changed.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Options of `gc`.

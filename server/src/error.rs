@@ -32,6 +32,9 @@ pub enum AppError {
     /// 403 `blocked`: the version is blocked.
     #[error("{0}")]
     Blocked(String),
+    /// 403 `quarantined`: an administrator quarantined the version.
+    #[error("{0}")]
+    Quarantined(String),
     /// 404 `not-found`.
     #[error("{0}")]
     NotFound(String),
@@ -152,6 +155,7 @@ impl AppError {
             AppError::Forbidden(_) => ("forbidden", "Forbidden"),
             AppError::TierForbidden(_) => ("tier-forbidden", "Publisher tier too low"),
             AppError::Blocked(_) => ("blocked", "Version blocked"),
+            AppError::Quarantined(_) => ("quarantined", "Version quarantined"),
             AppError::NotFound(_) => ("not-found", "Not found"),
             AppError::VersionExists(_) => ("version-exists", "Version already published"),
             AppError::TooManyVersions(_) => ("too-many-versions", "Too many versions"),
@@ -209,9 +213,10 @@ impl ResponseError for AppError {
         match self {
             AppError::BadRequest(_) | AppError::BadBundle(_) => StatusCode::BAD_REQUEST,
             AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            AppError::Forbidden(_) | AppError::TierForbidden(_) | AppError::Blocked(_) => {
-                StatusCode::FORBIDDEN
-            }
+            AppError::Forbidden(_)
+            | AppError::TierForbidden(_)
+            | AppError::Blocked(_)
+            | AppError::Quarantined(_) => StatusCode::FORBIDDEN,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::VersionExists(_) | AppError::TooManyVersions(_) => StatusCode::CONFLICT,
             AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,

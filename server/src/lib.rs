@@ -1,6 +1,7 @@
 //! toolreg-server: the registry's HTTP API, diesel store, object_store blobs
 //! and search (the `toolreg-search` engine fed from the store), plus the
-//! operator subcommands (`migrate`, `admin`, `verify`, `gc`, `reindex`).
+//! operator subcommands (`migrate`, `admin`, `verify`, `gc`, `reindex`,
+//! `lint`).
 //! `main.rs` only parses the command line and calls [`run`].
 
 pub mod app;
@@ -19,6 +20,7 @@ pub mod oidc;
 pub mod ops;
 pub mod rate_limit;
 pub mod read_cache;
+pub mod rescan;
 pub mod schema;
 pub mod search;
 pub mod transparency;
@@ -74,6 +76,7 @@ pub fn run(cli: Cli) -> ExitCode {
                 .await
                 .map(|_| ExitCode::SUCCESS),
             Command::Reindex { index } => ops::reindex(&cli.store, index.as_deref()),
+            Command::Lint(opts) => ops::lint(&cli.store, &opts).await,
         }
     });
     finish(result)

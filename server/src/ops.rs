@@ -1,5 +1,5 @@
-//! The operator subcommands: `serve`, `migrate`, `admin`, `verify`, `gc` and
-//! `reindex`.
+//! The operator subcommands: `serve`, `migrate`, `admin`, `verify`, `gc`,
+//! `reindex` and `lint`.
 
 use std::net::TcpListener;
 use std::path::Path;
@@ -13,7 +13,7 @@ use toolreg_core::{Policy, Tier};
 
 use crate::app::{self, AppState};
 use crate::blobs::{self, BlobStore};
-use crate::config::{ServeOptions, StoreOptions};
+use crate::config::{LintOptions, ServeOptions, StoreOptions};
 use crate::db::Db;
 use crate::error::{internal, AppResult};
 use crate::models::tier::{Actor, TierChange};
@@ -49,6 +49,7 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     state.rate_limits = crate::rate_limit::RateLimits {
         publish: opts.rate_limit_publish,
         tokens: opts.rate_limit_tokens,
+        reports: opts.rate_limit_reports,
         trust_proxy: opts.trust_proxy,
     };
     state.max_versions_per_tool = opts.max_versions_per_tool;
@@ -309,4 +310,90 @@ pub async fn gc(store: &StoreOptions, min_age: Duration) -> AppResult<()> {
     }
     eprintln!("gc: deleted {deleted} unreferenced blobs, kept {kept}");
     Ok(())
+}
+
+/// `lint [--apply] [--json]`: re-run the definition lint over every stored
+/// version ([`crate::rescan`]); print each change against the stored
+/// findings (one line each, or one JSON array) and a summary on stderr.
+/// With `--apply`, store the changes and quarantine the versions that hit a
+/// block rule. Exit code 0 unless the rescan itself fails.
+pub async fn lint(store: &StoreOptions, opts: &LintOptions) -> AppResult<ExitCode> {
+    use crate::rescan;
+    let db = open_db(store)?;
+    let blobs = BlobStore::open(&store.storage_url())?;
+    let limits = toolreg_core::bundle::Limits::default();
+    let (mut after, mut scanned) = (0i64, 0usize);
+    let mut changed: Vec<rescan::Rescan> = Vec::new();
+    loop {
+        let batch = db.read(move |conn| rescan::batch(conn, after, 200)).await?;
+        let Some(last) = batch.last() else { break };
+        after = last.id;
+        for v in batch {
+            scanned += 1;
+            // The manifest file is kept only in the bundle.
+            let manifest = match blobs.read_bundle(&v.sha256).await {
+                Ok(Some(bytes)) => {
+                    toolreg_core::bundle::unpack(&bytes, &limits)
+                        .ok()
+                        .map(|files| {
+                            files
+                                .get(toolreg_core::manifest::FILE_NAME)
+                                .map(|raw| String::from_utf8_lossy(raw).into_owned())
+                        })
+                }
+                Ok(None) => None,
+                Err(e) => {
+                    tracing::warn!(error = %e, tool = %v.tool, version = %v.version, "could not read the bundle");
+                    None
+                }
+            };
+            let mut r = match rescan::rescan(&v, manifest.as_ref().map(|m| m.as_deref())) {
+                Ok(r) => r,
+                // One unreadable row does not stop the rescan of the others.
+                Err(e) => {
+                    eprintln!("{} {}: not rescanned: {e}", v.tool, v.version);
+                    continue;
+                }
+            };
+            if !r.changed() {
+                continue;
+            }
+            if opts.apply {
+                let (v, applied) = (v, r.clone());
+                r.quarantined = db
+                    .write(move |conn| rescan::apply(conn, &v, &applied))
+                    .await?;
+            }
+            if !opts.json {
+                for line in r.lines() {
+                    println!("{line}");
+                }
+            }
+            changed.push(r);
+        }
+    }
+    if opts.json {
+        let text = serde_json::to_string_pretty(&changed)
+            .map_err(|e| internal(format!("cannot encode the rescan: {e}")))?;
+        println!("{text}");
+    }
+    let count = |f: fn(&rescan::Rescan) -> bool| changed.iter().filter(|r| f(r)).count();
+    eprintln!(
+        "lint: rescanned {scanned} versions: {} newly blocked, {} newly flagged, {} with findings no longer found",
+        count(|r| !r.newly_blocked.is_empty()),
+        count(|r| !r.newly_flagged.is_empty()),
+        count(|r| !r.no_longer_found.is_empty()),
+    );
+    if opts.apply {
+        eprintln!(
+            "lint --apply: stored the new findings of {} versions, quarantined {}",
+            changed.len(),
+            count(|r| r.quarantined)
+        );
+    } else if !changed.is_empty() {
+        eprintln!(
+            "run `toolreg-server lint --apply` to store them and quarantine the blocked versions"
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,4 +1,4 @@
-//! Rate limits on publishing and on token creation (`429`, `docs/api.md`), per
+//! Rate limits on publishing, token creation and reports (`429`, `docs/api.md`), per
 //! token, per user (so minting tokens gives no fresh allowance) and per client
 //! IP (an IPv6 client counts per /64, the block one subscriber gets). Counts live in the database (`rate_limits`, one
 //! fixed-window counter per action and subject, bumped with one upsert), so
@@ -101,6 +101,7 @@ pub enum Action {
     TokenCreate,
     /// `POST /api/v1/oidc/exchange`, counted per IP under the token-creation limit.
     OidcExchange,
+    Report,
 }
 
 impl Action {
@@ -109,6 +110,7 @@ impl Action {
             Action::Publish => "publish",
             Action::TokenCreate => "token_create",
             Action::OidcExchange => "oidc_exchange",
+            Action::Report => "report",
         }
     }
 
@@ -117,17 +119,19 @@ impl Action {
             Action::Publish => "publishes",
             Action::TokenCreate => "token creations",
             Action::OidcExchange => "ID token exchanges",
+            Action::Report => "reports",
         }
     }
 }
 
 /// The server's rate limits. The default is no limit at all (what tests that
 /// build an [`crate::app::AppState`] directly get); `serve` sets them from
-/// `--rate-limit-publish` and `--rate-limit-tokens`.
+/// `--rate-limit-publish`, `--rate-limit-tokens` and `--rate-limit-reports`.
 #[derive(Debug, Clone, Copy)]
 pub struct RateLimits {
     pub publish: RateLimit,
     pub tokens: RateLimit,
+    pub reports: RateLimit,
     /// Take the client IP from the last `X-Forwarded-For` hop (only behind a
     /// proxy that appends it), instead of the TCP peer.
     pub trust_proxy: bool,
@@ -138,6 +142,7 @@ impl Default for RateLimits {
         RateLimits {
             publish: RateLimit::OFF,
             tokens: RateLimit::OFF,
+            reports: RateLimit::OFF,
             trust_proxy: false,
         }
     }
@@ -148,6 +153,7 @@ impl RateLimits {
         match action {
             Action::Publish => self.publish,
             Action::TokenCreate | Action::OidcExchange => self.tokens,
+            Action::Report => self.reports,
         }
     }
 

@@ -8,7 +8,7 @@
 //! - **version answers**: the JSON body of one version, by normalized name
 //!   and version key (build metadata ignored, as the lookup does);
 //! - **download targets**: what a download needs to know about a version
-//!   (ids, digest, size, blocked state), by the same key;
+//!   (ids, digest, size, blocked and quarantined state), by the same key;
 //! - **bundles**: the bytes of small bundles, by digest. Content-addressed
 //!   bytes never change, so these are never stale.
 //!
@@ -18,9 +18,9 @@
 //!   download counts flushed) invalidates what it touched **after it
 //!   commits**, so a client reads its own writes.
 //! - A write on another replica that has a change-log row (publish, yank,
-//!   unyank, block, unblock) invalidates the tool's entries here when
-//!   [`ReadCache::apply_changes`] sees the row; `serve` polls the log every
-//!   100 ms.
+//!   unyank, block, unblock, quarantine, unquarantine) invalidates the
+//!   tool's entries here when [`ReadCache::apply_changes`] sees the row;
+//!   `serve` polls the log every 100 ms.
 //! - What changes without a change-log row (download counts, owners changed
 //!   on another replica, an owner's tier shown in the tool summary) may lag
 //!   by at most [`TIME_TO_LIVE`].
@@ -60,6 +60,8 @@ pub struct DownloadTarget {
     pub size: i64,
     pub blocked: bool,
     pub blocked_reason: Option<String>,
+    /// The quarantine's reason while the version is quarantined.
+    pub quarantine_reason: Option<String>,
 }
 
 impl DownloadTarget {
@@ -73,6 +75,7 @@ impl DownloadTarget {
             size: v.size,
             blocked: v.blocked,
             blocked_reason: v.blocked_reason.clone(),
+            quarantine_reason: v.quarantine(),
         }
     }
 }
@@ -327,6 +330,7 @@ mod tests {
             size: 10,
             blocked: false,
             blocked_reason: None,
+            quarantine_reason: None,
         })
     }
 

@@ -72,6 +72,23 @@ diesel::table! {
         version_order -> Text,
         /// The CI run that published the version (trusted publishing), as JSON.
         provenance -> Nullable<Text>,
+        /// Withheld by an administrator (`models::quarantine`).
+        quarantined -> Bool,
+        quarantine_reason -> Nullable<Text>,
+        quarantined_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    /// Users' reports of harmful versions (`models::report`).
+    reports (id) {
+        id -> BigInt,
+        version_id -> BigInt,
+        reporter_id -> BigInt,
+        reason -> Text,
+        /// `open` or `closed`.
+        status -> Text,
+        created_at -> Timestamp,
     }
 }
 
@@ -155,6 +172,8 @@ diesel::joinable!(version_contents -> versions (version_id));
 diesel::joinable!(tool_summaries -> tools (tool_id));
 diesel::joinable!(trusted_publishers -> tools (tool_id));
 diesel::joinable!(token_tools -> tools (tool_id));
+diesel::joinable!(reports -> versions (version_id));
+diesel::joinable!(reports -> users (reporter_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     users,
@@ -169,7 +188,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     log_entries,
     log_hashes,
     trusted_publishers,
-    token_tools
+    token_tools,
+    reports
 );
 
 diesel::table! {

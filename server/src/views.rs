@@ -5,9 +5,10 @@
 
 pub use toolreg_api::{
     Attestation, AttestationStatement, ChangesFollowed, ConsistencyProof, CreatedToken,
-    EncodableProblem, EncodablePublisher, EncodableToken, EncodableTool, EncodableTrustedPublisher,
-    EncodableVersion, EncodableVersionSummary, Health, InclusionProof, Me, NewTokenRequest,
-    NewTrustedPublisherRequest, OidcExchangeRequest, OidcExchanged, Owners, OwnersChange,
-    Provenance, PublishedVersion, Resolved, SearchAnswer, TokenList, TrustedPublisherList,
-    VersionPage, YankState, ATTESTATION_HEADER, TOOL_VERSIONS_LISTED,
+    EncodableProblem, EncodablePublisher, EncodableReport, EncodableToken, EncodableTool,
+    EncodableTrustedPublisher, EncodableVersion, EncodableVersionSummary, Health, InclusionProof,
+    Me, NewTokenRequest, NewTrustedPublisherRequest, OidcExchangeRequest, OidcExchanged, Owners,
+    OwnersChange, Provenance, PublishedVersion, QuarantineState, ReasonRequest, ReportPage,
+    Resolved, SearchAnswer, TokenList, TrustedPublisherList, VersionPage, YankState,
+    ATTESTATION_HEADER, TOOL_VERSIONS_LISTED,
 };

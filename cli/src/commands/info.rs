@@ -36,10 +36,13 @@ fn or_dash(value: Option<&str>) -> String {
     value.unwrap_or("-").to_string()
 }
 
-fn status(yanked: bool, blocked: bool, reason: Option<&str>) -> String {
+fn status(yanked: bool, blocked: bool, reason: Option<&str>, quarantine: Option<&str>) -> String {
     let mut parts = Vec::new();
     if yanked {
         parts.push("yanked".to_string());
+    }
+    if let Some(r) = quarantine {
+        parts.push(format!("quarantined: {r}"));
     }
     if blocked {
         match reason {
@@ -52,6 +55,11 @@ fn status(yanked: bool, blocked: bool, reason: Option<&str>) -> String {
     } else {
         parts.join(", ")
     }
+}
+
+/// The quarantine's reason if the version is quarantined.
+fn quarantine(quarantined: bool, reason: Option<&str>) -> Option<&str> {
+    quarantined.then_some(reason.unwrap_or("no reason given"))
 }
 
 /// `GET /api/v1/tools/{name}` as text.
@@ -98,7 +106,12 @@ pub fn render_tool(t: &EncodableTool) -> String {
                 v.version.clone(),
                 v.execution.to_string(),
                 v.publisher.clone(),
-                status(v.yanked, v.blocked, v.blocked_reason.as_deref()),
+                status(
+                    v.yanked,
+                    v.blocked,
+                    v.blocked_reason.as_deref(),
+                    quarantine(v.quarantined, v.quarantine_reason.as_deref()),
+                ),
                 v.sha256.clone(),
             ]
         })
@@ -131,7 +144,12 @@ pub fn render_version(v: &EncodableVersion) -> String {
         ("tier", v.publisher.tier.to_string()),
         (
             "status",
-            status(v.yanked, v.blocked, v.blocked_reason.as_deref()),
+            status(
+                v.yanked,
+                v.blocked,
+                v.blocked_reason.as_deref(),
+                quarantine(v.quarantined, v.quarantine_reason.as_deref()),
+            ),
         ),
         ("published", v.published_at.clone()),
         ("downloads", v.downloads.to_string()),

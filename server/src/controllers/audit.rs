@@ -31,7 +31,8 @@ pub struct AuditQuery {
 pub struct EncodableAuditEntry {
     pub id: i64,
     /// `publish`, `yank`, `unyank`, `owner_add`, `owner_remove`, `token_create`,
-    /// `token_revoke`, `tier_change`, `block`, `unblock` or `user_create`.
+    /// `token_revoke`, `tier_change`, `block`, `unblock`, `user_create`,
+    /// `report`, `quarantine` or `unquarantine`.
     pub action: String,
     /// Login of who did it (`null` for the operator's `admin` subcommands).
     pub actor: Option<String>,

@@ -8,6 +8,7 @@ pub mod me;
 pub mod metrics;
 pub mod oidc;
 pub mod publishers;
+pub mod reports;
 pub mod resolve;
 pub mod search;
 pub mod tokens;
@@ -44,7 +45,7 @@ pub fn json_body(body: Bytes) -> HttpResponse {
         .body(body)
 }
 
-/// Answer a bundle download: 403 if blocked, 304 on a matching
+/// Answer a bundle download: 403 if quarantined or blocked, 304 on a matching
 /// `If-None-Match`, else the bytes with the digest headers — small bundles
 /// from the read cache (filled once, only with bytes that hash to their
 /// digest), larger ones streamed from storage — or, with
@@ -59,6 +60,7 @@ pub async fn serve_bundle(
         &target.version,
         target.blocked,
         target.blocked_reason.as_deref(),
+        target.quarantine_reason.as_deref(),
     )?;
     let sha256 = target.sha256.as_str();
     let etag = format!("\"{sha256}\"");
@@ -125,15 +127,20 @@ fn count_download(state: &AppState, target: &DownloadTarget) {
 }
 
 /// May this version's contents — its bundle, its definition in any format,
-/// the code it carries — be served? A blocked version's may not: `403
-/// blocked` with the reason. The bundle download, the definition export and
-/// the web version page all ask here, so a new state that withholds contents
-/// (e.g. quarantine) is added in this one place.
+/// the code it carries — be served? A quarantined version's may not (`403
+/// quarantined` with the quarantine's reason, given as `quarantine`), nor a
+/// blocked version's (`403 blocked` with the reason). The bundle download,
+/// the definition export and the web version page all ask here, so a new
+/// state that withholds contents is added in this one place.
 pub fn contents_servable(
     version: &str,
     blocked: bool,
     blocked_reason: Option<&str>,
+    quarantine: Option<&str>,
 ) -> AppResult<()> {
+    if let Some(reason) = quarantine {
+        return Err(AppError::Quarantined(quarantined_message(version, reason)));
+    }
     if blocked {
         return Err(AppError::Blocked(blocked_message(version, blocked_reason)));
     }
@@ -150,6 +157,14 @@ pub fn query_number(name: &str, text: Option<&str>, default: i64, max: i64) -> A
             "{name}: `{text}` is not a whole number from 1 to {max}"
         ))),
     }
+}
+
+/// The explanation a quarantined version answers with.
+pub fn quarantined_message(version: &str, reason: &str) -> String {
+    format!(
+        "version {version} is quarantined by the registry's administrators: {reason} \
+         (its bundle and definition are withheld until the quarantine is lifted)"
+    )
 }
 
 /// The explanation a blocked version answers with.

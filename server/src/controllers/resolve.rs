@@ -1,12 +1,12 @@
 //! `GET /api/v1/resolve/{name}?req=`: the highest version matching a SemVer
-//! requirement that is neither yanked nor blocked.
+//! requirement that is neither yanked, blocked nor quarantined.
 
 use actix_web::{get, web};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::app::AppState;
-use crate::controllers::blocked_message;
+use crate::controllers::{blocked_message, quarantined_message};
 use crate::error::{bad_request, not_found, AppError, AppResult, ProblemBody};
 use crate::models::version::list_for_tool;
 use crate::models::{ToolRow, VersionRow};
@@ -19,7 +19,8 @@ pub struct ResolveQuery {
 }
 
 /// Resolve a requirement to one version. 404 (naming the versions that
-/// exist) when nothing matches; 403 when an exact requirement names a blocked version.
+/// exist) when nothing matches; 403 (`quarantined` or `blocked`) when only a
+/// quarantined or blocked version matches.
 #[utoipa::path(tag = "tools", params(("name" = String, Path), ResolveQuery),
     responses((status = 200, body = Resolved), (status = 400, body = ProblemBody), (status = 403, body = ProblemBody), (status = 404, body = ProblemBody)))]
 #[get("/api/v1/resolve/{name}")]
@@ -56,6 +57,10 @@ pub async fn resolve(
                     execution: v.execution,
                 });
             }
+            if let Some((held, _)) = matching.iter().find(|(v, _)| v.quarantined && !v.yanked) {
+                let reason = held.quarantine_reason.as_deref().unwrap_or_default();
+                return Err(AppError::Quarantined(format!("{}: {}", tool.name, quarantined_message(&held.version, reason))));
+            }
             if let Some((blocked, _)) = matching.iter().find(|(v, _)| v.blocked && !v.yanked) {
                 let v = VersionRow::require(conn, tool.id, &tool.name, &blocked.version)?;
                 return Err(AppError::Blocked(format!("{}: {}", tool.name, blocked_message(&v.version, v.blocked_reason.as_deref()))));
@@ -70,11 +75,14 @@ pub async fn resolve(
                     if v.blocked {
                         s.push_str(" (blocked)");
                     }
+                    if v.quarantined {
+                        s.push_str(" (quarantined)");
+                    }
                     s
                 })
                 .collect();
             Err(not_found(format!(
-                "no version of `{}` matches `{req_text}` (yanked and blocked versions are skipped); versions: {}",
+                "no version of `{}` matches `{req_text}` (yanked, blocked and quarantined versions are skipped); versions: {}",
                 tool.name,
                 if existing.is_empty() { "none".to_string() } else { existing.join(", ") }
             )))

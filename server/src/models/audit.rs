@@ -9,7 +9,8 @@ use crate::schema::audit_log;
 
 /// One audit entry to write. `action` is one of docs/api.md's actions
 /// (`publish`, `yank`, `unyank`, `owner_add`, `owner_remove`, `token_create`,
-/// `token_revoke`, `tier_change`, `block`, `unblock`, `user_create`).
+/// `token_revoke`, `tier_change`, `block`, `unblock`, `user_create`, `report`,
+/// `quarantine`, `unquarantine`).
 #[derive(Debug, Clone)]
 pub struct NewAudit<'a> {
     pub action: &'a str,

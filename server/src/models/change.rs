@@ -1,6 +1,6 @@
-//! The change log (DESIGN §6): one ordered row per publish, yank, unyank,
-//! block and unblock, written in the same transaction as the change. Search
-//! indexes tail it by `seq`.
+//! The change log: one ordered row per publish, yank, unyank, block,
+//! unblock, quarantine, unquarantine and findings update, written in the same transaction as
+//! the change. Search indexes and read caches tail it by `seq`.
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -17,6 +17,10 @@ pub enum ChangeKind {
     Unyank,
     Block,
     Unblock,
+    Quarantine,
+    Unquarantine,
+    /// A version's stored lint findings were replaced (`toolreg-server lint --apply`).
+    Findings,
 }
 
 impl ChangeKind {
@@ -27,6 +31,9 @@ impl ChangeKind {
             ChangeKind::Unyank => "unyank",
             ChangeKind::Block => "block",
             ChangeKind::Unblock => "unblock",
+            ChangeKind::Quarantine => "quarantine",
+            ChangeKind::Unquarantine => "unquarantine",
+            ChangeKind::Findings => "findings",
         }
     }
 }

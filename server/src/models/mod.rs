@@ -3,6 +3,8 @@
 pub mod audit;
 pub mod change;
 pub mod owner;
+pub mod quarantine;
+pub mod report;
 pub mod stored;
 pub mod tier;
 pub mod token;

@@ -20,6 +20,7 @@
 //! |---|---|
 //! | publish (new tool or version) | `controllers::tools::publish` |
 //! | yank, unyank | `controllers::tools::yank` |
+//! | quarantine, lift | [`crate::models::quarantine::set`] |
 //! | owners added or removed | `controllers::tools::owners` |
 //! | tier change: owners' tiers, versions blocked or unblocked | [`crate::models::tier::set_tier`] ([`refresh_publisher`]) |
 //! | download counts flushed | `crate::downloads` |
@@ -70,8 +71,11 @@ pub fn build(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<EncodableTool
     let versions = version::newest(conn, tool.id, 0, TOOL_VERSIONS_LISTED)?;
     let versions_total = VersionRow::count(conn, tool.id)?;
     let latest = version::latest_of_tool(conn, tool.id)?;
+    // A quarantined version's texts are not shown, not even as the listing
+    // fields of a tool whose every version is quarantined.
     let manifest = latest
         .as_ref()
+        .filter(|(v, _)| !v.quarantined)
         .map(|(_, summary)| ManifestSummary::parse(summary))
         .unwrap_or_default();
     let latest_row = latest.as_ref().map(|(v, _)| v);
@@ -108,6 +112,8 @@ pub fn encode_version(v: VersionSummary, publisher: String) -> EncodableVersionS
         yanked: v.yanked,
         blocked: v.blocked,
         blocked_reason: v.blocked_reason,
+        quarantined: v.quarantined,
+        quarantine_reason: v.quarantine_reason,
         execution: v.execution,
         format: v.format,
         published_at: rfc3339(&v.published_at),

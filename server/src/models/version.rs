@@ -42,6 +42,10 @@ pub struct VersionRow {
     pub blocked_reason: Option<String>,
     pub downloads: i64,
     pub published_at: NaiveDateTime,
+    /// Withheld by an administrator until lifted (`crate::models::quarantine`).
+    pub quarantined: bool,
+    pub quarantine_reason: Option<String>,
+    pub quarantined_at: Option<NaiveDateTime>,
 }
 
 /// A version's large texts.
@@ -89,19 +93,21 @@ pub struct VersionSummary {
     pub downloads: i64,
     pub published_at: NaiveDateTime,
     pub publisher_id: i64,
+    pub quarantined: bool,
+    pub quarantine_reason: Option<String>,
 }
 
 impl VersionSummary {
-    /// Neither yanked nor blocked: a version that resolving may choose and
-    /// that a tool is shown under.
+    /// Neither yanked, blocked nor quarantined: a version that resolving may
+    /// choose and that a tool is shown under.
     pub fn is_live(&self) -> bool {
-        !self.yanked && !self.blocked
+        !self.yanked && !self.blocked && !self.quarantined
     }
 }
 
 /// The version a tool is shown under, from its versions sorted newest
 /// first (as [`list_for_tool`] returns them): the highest that is neither
-/// yanked nor blocked, else the highest. `summary` picks each item's version.
+/// yanked, blocked nor quarantined, else the highest. `summary` picks each item's version.
 pub fn latest<T>(newest_first: &[T], summary: impl Fn(&T) -> &VersionSummary) -> Option<&T> {
     newest_first
         .iter()
@@ -267,6 +273,12 @@ impl VersionRow {
             .find(id)
             .select(versions::provenance)
             .first::<Option<String>>(conn)?)
+    }
+
+    /// The quarantine's reason while the version is quarantined.
+    pub fn quarantine(&self) -> Option<String> {
+        self.quarantined
+            .then(|| self.quarantine_reason.clone().unwrap_or_default())
     }
 
     /// How many versions `tool_id` has (yanked and blocked ones too).
@@ -450,6 +462,7 @@ pub fn latest_of_tool(
         .filter(versions::tool_id.eq(tool_id))
         .filter(versions::yanked.eq(false))
         .filter(versions::blocked.eq(false))
+        .filter(versions::quarantined.eq(false))
         .order((versions::version_order.desc(), versions::id.desc()))
         .select((VersionSummary::as_select(), versions::summary))
         .first(c)

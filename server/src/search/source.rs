@@ -1,6 +1,7 @@
 //! [`StoreSource`]: the [`SearchSource`] over the registry's database — the
 //! `changes` table as the change log, and per tool the latest version that is
-//! not yanked (preferring one that is not blocked) as its [`SearchDoc`].
+//! neither yanked nor quarantined (preferring one that is not blocked) as its
+//! [`SearchDoc`]; a tool with no such version is not indexed.
 
 use std::collections::HashMap;
 
@@ -47,6 +48,7 @@ struct Candidate {
     version: String,
     yanked: bool,
     blocked: bool,
+    quarantined: bool,
 }
 
 /// The chosen version's indexed fields.
@@ -68,10 +70,11 @@ struct Chosen {
 }
 
 /// The version a tool is listed under: the highest SemVer that is neither
-/// yanked nor blocked, else the highest that is not yanked (shown as
-/// blocked); `None` when every version is yanked.
+/// yanked, quarantined nor blocked, else the highest that is neither yanked
+/// nor quarantined (shown as blocked); `None` when every version is yanked or
+/// quarantined.
 fn choose(mut candidates: Vec<Candidate>) -> Option<i64> {
-    candidates.retain(|c| !c.yanked);
+    candidates.retain(|c| !c.yanked && !c.quarantined);
     candidates.sort_by(|a, b| semver_desc(&a.version, &b.version));
     candidates
         .iter()
@@ -139,13 +142,15 @@ pub fn search_doc_on(
 }
 
 /// [`choose`] for one tool through the version-order index: the newest
-/// version that is neither yanked nor blocked, else the newest not yanked.
+/// version that is neither yanked, quarantined nor blocked, else the newest
+/// neither yanked nor quarantined.
 /// Two indexed lookups, whatever the tool's number of versions.
 fn choose_for_tool(conn: &mut DbConnection, tool_id: i64) -> Result<Option<i64>, SearchError> {
     for only_unblocked in [true, false] {
         let mut query = versions::table
             .filter(versions::tool_id.eq(tool_id))
             .filter(versions::yanked.eq(false))
+            .filter(versions::quarantined.eq(false))
             .into_boxed();
         if only_unblocked {
             query = query.filter(versions::blocked.eq(false));
@@ -169,12 +174,14 @@ const CANDIDATE_COLUMNS: (
     versions::version,
     versions::yanked,
     versions::blocked,
+    versions::quarantined,
 ) = (
     versions::id,
     versions::tool_id,
     versions::version,
     versions::yanked,
     versions::blocked,
+    versions::quarantined,
 );
 
 #[allow(clippy::type_complexity)]
@@ -320,6 +327,7 @@ mod tests {
             version: version.into(),
             yanked,
             blocked,
+            quarantined: false,
         }
     }
 
@@ -362,6 +370,16 @@ mod tests {
             Some(1)
         );
         assert_eq!(choose(vec![]), None);
+        let mut held = c(2, "2.0.0", false, false);
+        held.quarantined = true;
+        assert_eq!(choose(vec![c(1, "1.0.0", false, false), held]), Some(1));
+        let mut held = c(1, "1.0.0", false, false);
+        held.quarantined = true;
+        assert_eq!(
+            choose(vec![held]),
+            None,
+            "a quarantined version is not listed"
+        );
     }
 
     #[test]

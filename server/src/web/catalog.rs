@@ -111,6 +111,8 @@ pub struct VersionListRow {
     pub yanked: bool,
     pub blocked: bool,
     pub blocked_reason: Option<String>,
+    /// The quarantine's reason while the version is quarantined.
+    pub quarantine_reason: Option<String>,
     pub execution: ExecutionKind,
     pub format: Format,
     /// RFC 3339.

@@ -231,6 +231,23 @@ async fn show<C: Catalog>(
                 .insert_header((header::CACHE_CONTROL, HeaderValue::from_static("no-cache")))
                 .finish()
         }
+        Ok(Some((summary, _, Some(detail), _))) if detail.row.quarantine_reason.is_some() => {
+            // Only the notice: the quarantined definition, README and code
+            // are what the quarantine withholds.
+            let reason = detail.row.quarantine_reason.clone().unwrap_or_default();
+            render(
+                StatusCode::FORBIDDEN,
+                &ErrorPage::new(
+                    403,
+                    "Version quarantined",
+                    format!(
+                        "{} {} is quarantined by the registry's administrators: {reason} \
+                         Its definition and bundle are withheld until the quarantine is lifted.",
+                        summary.name, detail.row.version
+                    ),
+                ),
+            )
+        }
         Ok(Some((summary, _, Some(detail), required))) => {
             let required = required.unwrap_or_default();
             render(StatusCode::OK, &ToolPage::new(&summary, &detail, required))

@@ -85,6 +85,9 @@ impl Catalog for AppState {
             yanked: v.yanked,
             blocked: v.blocked,
             blocked_reason: v.blocked_reason,
+            quarantine_reason: v
+                .quarantined
+                .then(|| v.quarantine_reason.unwrap_or_default()),
             execution: v.execution,
             format: v.format,
             published_at: rfc3339(&v.published_at),
@@ -116,6 +119,9 @@ fn summary_row(v: VersionSummary, login: String) -> AppResult<VersionListRow> {
         yanked: v.yanked,
         blocked: v.blocked,
         blocked_reason: v.blocked_reason,
+        quarantine_reason: v
+            .quarantined
+            .then(|| v.quarantine_reason.unwrap_or_default()),
         execution: v.execution,
         format: v.format,
         published_at: rfc3339(&v.published_at),

@@ -102,6 +102,7 @@ fn tool(
         yanked: false,
         blocked: false,
         blocked_reason: None,
+        quarantine_reason: None,
         execution: ExecutionKind::Schema,
         format: Format::Mcp,
         published_at: "2026-11-23T08:00:00Z".into(),

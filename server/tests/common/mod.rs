@@ -42,9 +42,16 @@ pub struct TestAppBuilder {
     search: bool,
     max_versions_per_tool: Option<i64>,
     trusted_issuers: Vec<String>,
+    rate_limits: Option<toolreg_server::rate_limit::RateLimits>,
 }
 
 impl TestAppBuilder {
+    /// The rate limits (default: none).
+    pub fn with_rate_limits(mut self, limits: toolreg_server::rate_limit::RateLimits) -> Self {
+        self.rate_limits = Some(limits);
+        self
+    }
+
     /// The tier policy (default: [`Policy::default`]).
     pub fn with_policy(mut self, policy: Policy) -> Self {
         self.policy = policy;
@@ -107,6 +114,9 @@ impl TestAppBuilder {
                 },
             ));
         }
+        if let Some(limits) = self.rate_limits {
+            state.rate_limits = limits;
+        }
         let state = web::Data::new(state);
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let addr = listener.local_addr().expect("local addr");
@@ -155,6 +165,7 @@ impl TestApp {
             search: false,
             max_versions_per_tool: None,
             trusted_issuers: Vec::new(),
+            rate_limits: None,
         }
     }
 

@@ -76,13 +76,13 @@ impl DefinitionQuery {
 /// `format`, `protocol` or `strict` value (naming the parameter and the
 /// allowed values), 422 when the tool cannot be expressed in the format
 /// (with the reason). The `X-Toolreg-Export-Warnings` header lists what the
-/// conversion dropped or changed. 403 when the version is blocked (its
-/// contents are not served, in any format).
+/// conversion dropped or changed. 403 when the version is quarantined or
+/// blocked (its contents are not served, in any format).
 #[utoipa::path(tag = "tools", params(("name" = String, Path), ("version" = String, Path), DefinitionQuery),
     responses((status = 200, description = "the exported definition",
                  headers(("X-Toolreg-Export-Warnings" = String,
                           description = "JSON array of {pointer, keyword, message}: what the conversion dropped or changed; absent when nothing"))),
-              (status = 400, body = ProblemBody), (status = 403, description = "version blocked", body = ProblemBody), (status = 404, body = ProblemBody), (status = 422, body = ProblemBody)))]
+              (status = 400, body = ProblemBody), (status = 403, description = "version quarantined or blocked", body = ProblemBody), (status = 404, body = ProblemBody), (status = 422, body = ProblemBody)))]
 #[get("/api/v1/tools/{name}/{version}/definition")]
 pub async fn definition(
     state: web::Data<AppState>,
@@ -96,7 +96,12 @@ pub async fn definition(
         .read(move |conn| {
             let tool = ToolRow::require(conn, &name)?;
             let v = VersionRow::require(conn, tool.id, &tool.name, &version)?;
-            contents_servable(&v.version, v.blocked, v.blocked_reason.as_deref())?;
+            contents_servable(
+                &v.version,
+                v.blocked,
+                v.blocked_reason.as_deref(),
+                v.quarantine().as_deref(),
+            )?;
             let content = VersionContent::of(conn, v.id)?;
             Ok((v, content))
         })

@@ -11,13 +11,14 @@ use crate::models::{ToolRow, VersionRow};
 use crate::read_cache::DownloadTarget;
 
 /// The bundle bytes with `ETag`/`X-Checksum-Sha256` and immutable cache
-/// headers; `If-None-Match` gives 304; a blocked version is 403. Yanked
+/// headers; `If-None-Match` gives 304; a quarantined or blocked version is
+/// 403. Yanked
 /// versions still download (pins keep working).
 #[utoipa::path(tag = "tools", params(("name" = String, Path), ("version" = String, Path)),
     responses((status = 200, description = "the bundle", content_type = "application/gzip"),
               (status = 304, description = "not modified"),
               (status = 307, description = "redirect to a presigned storage URL (`--redirect-downloads`)"),
-              (status = 403, description = "blocked", body = ProblemBody),
+              (status = 403, description = "quarantined or blocked", body = ProblemBody),
               (status = 404, body = ProblemBody)))]
 #[get("/api/v1/tools/{name}/{version}/download")]
 pub async fn download(

@@ -98,7 +98,9 @@ pub async fn list_versions(
     Ok(json_body(to_json(&page_body)?))
 }
 
-/// One version: canonical manifest, original definition, README, digest, publisher and tier.
+/// One version: canonical manifest, original definition, README, digest,
+/// publisher and tier. While the version is blocked or quarantined, `manifest`
+/// and `definition` are null (and `readme` too while quarantined).
 #[utoipa::path(tag = "tools", params(("name" = String, Path), ("version" = String, Path, description = "exact SemVer version")),
     responses((status = 200, body = EncodableVersion), (status = 404, body = ProblemBody)))]
 #[get("/api/v1/tools/{name}/{version}")]
@@ -136,9 +138,11 @@ pub async fn show_version(
                 ))
             })?;
             // A blocked version's definition and model (which carry its
-            // code, for kinds that run some) are withheld here as they are
-            // on `/definition` and the web page.
-            let withheld = v.blocked;
+            // code, for kinds that run some) are withheld here as they are on
+            // `/definition` and the web page; a quarantined version's texts,
+            // README included, are what the quarantine is about.
+            let quarantined = v.quarantined;
+            let withheld = v.blocked || quarantined;
             Ok(EncodableVersion {
                 name: tool.name,
                 version: v.version,
@@ -149,6 +153,8 @@ pub async fn show_version(
                 yanked: v.yanked,
                 blocked: v.blocked,
                 blocked_reason: v.blocked_reason,
+                quarantined: v.quarantined,
+                quarantine_reason: v.quarantine_reason,
                 published_at: rfc3339(&v.published_at),
                 downloads: v.downloads,
                 // The tier the version was published with.
@@ -165,7 +171,9 @@ pub async fn show_version(
                 definition: (!withheld).then_some(content.definition),
                 // Bounded like a publish's README; a larger one from before
                 // the limit is left out.
-                readme: content.readme.filter(|r| r.len() <= MAX_README),
+                readme: content
+                    .readme
+                    .filter(|r| !quarantined && r.len() <= MAX_README),
                 log_index,
                 findings,
                 provenance,

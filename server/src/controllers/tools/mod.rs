@@ -1,5 +1,5 @@
 //! Handlers under `/api/v1/tools`: publish, metadata, download, definition
-//! export, attestation, yank and owners.
+//! export, attestation, yank, owners, reports and quarantine.
 
 pub mod attestation;
 pub mod definition;
@@ -7,4 +7,5 @@ pub mod download;
 pub mod metadata;
 pub mod owners;
 pub mod publish;
+pub mod quarantine;
 pub mod yank;

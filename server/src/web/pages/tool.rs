@@ -120,8 +120,13 @@ impl ToolView {
         let readme = detail.readme.clone();
         // A version whose contents may not be served shows neither its
         // definition (in any format) nor the code or command it runs.
-        let contents_withheld =
-            contents_servable(&version, row.blocked, row.blocked_reason.as_deref()).is_err();
+        let contents_withheld = contents_servable(
+            &version,
+            row.blocked,
+            row.blocked_reason.as_deref(),
+            row.quarantine_reason.as_deref(),
+        )
+        .is_err();
         let mut links = Vec::new();
         for (label, url) in [
             ("Homepage", &tool.homepage),
