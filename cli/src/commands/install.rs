@@ -6,6 +6,12 @@
 //! drifted from the lock is reinstalled (repaired), and the definition
 //! fingerprint of each installed pin is recorded in the lock where it has
 //! none yet (never with `--locked`).
+//!
+//! Every pin is held to the definition lint findings the registry holds for
+//! its version: each rule found must be accepted in toolreg.lock. Without
+//! `--locked`, rules the project's `[policy] accept_findings` accepts are
+//! recorded; otherwise (and always with `--locked`) the pin is refused,
+//! naming the version, the rules and how to accept them.
 
 use serde_json::json;
 
@@ -15,14 +21,17 @@ use crate::error::{Error, Result};
 use crate::install::{self, Outcome};
 use crate::lock::{self, Lockfile};
 use crate::output;
-use crate::pinning;
+use crate::pinning::{self, Change};
 use crate::project::Project;
 
 pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
     let mut project = Project::require(&ctx.cwd)?;
     let requirements = project.requirements()?;
     let policy = project.policy()?;
+    let acceptance = pinning::Acceptance::of(&project, false)?;
     let existing = Lockfile::load(&ctx.cwd)?;
+    // Pins resolved by this run had their findings checked then.
+    let mut checked: Vec<String> = Vec::new();
     let mut lock = if locked {
         let lock = existing.ok_or_else(|| Error::Lock {
             path: ctx.cwd.join(lock::FILE).display().to_string(),
@@ -39,8 +48,19 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
         let had_lock = existing.is_some();
         let mut lock = existing.unwrap_or_default();
         let client = ctx.client(Some(&project))?;
-        let changes = pinning::sync(&client, &requirements, &mut lock, policy.as_ref(), None)?;
+        let changes = pinning::sync(
+            &client,
+            &requirements,
+            &mut lock,
+            policy.as_ref(),
+            &acceptance,
+            None,
+        )?;
         for c in &changes {
+            match c {
+                Change::Added(t) | Change::Updated { to: t, .. } => checked.push(t.name.clone()),
+                Change::Removed(_) => {}
+            }
             if !ctx.json {
                 output::status(c.to_string());
             }
@@ -51,8 +71,43 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
         lock
     };
 
-    // The transparency log must vouch for every bundle fetched, before it is unpacked.
     let client = ctx.client(Some(&project))?;
+    let token_for = |registry: &str| {
+        ctx.settings(Some(&project))
+            .ok()
+            .filter(|s| s.registry == registry)
+            .and_then(|s| s.token)
+    };
+    // Nothing is fetched before every pin's findings are accepted.
+    let mut accepted_now = false;
+    for tool in lock.tools().to_vec() {
+        if checked.contains(&tool.name) {
+            continue;
+        }
+        let registry = Client::new(&tool.registry, token_for(&tool.registry))?;
+        let findings =
+            pinning::registry_findings(&registry, &tool.name, &tool.version.to_string())?;
+        if let Some(rules) = pinning::check_pin(&tool, &findings, &acceptance, locked)? {
+            if !ctx.json {
+                let ids: Vec<&str> = rules.iter().map(|r| r.as_str()).collect();
+                output::status(format!(
+                    "accepting findings {} of {} {} ([policy] accept_findings)",
+                    ids.join(", "),
+                    tool.name,
+                    tool.version
+                ));
+            }
+            let mut t = tool.clone();
+            t.accepted_findings = rules;
+            lock.upsert(t);
+            accepted_now = true;
+        }
+    }
+    if accepted_now {
+        lock.save(&ctx.cwd)?;
+    }
+
+    // The transparency log must vouch for every bundle fetched, before it is unpacked.
     let mut log = crate::transparency::Session::new(&client, &project, &lock)?;
 
     let mut installed = Vec::new();
@@ -62,11 +117,7 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
         if let Some(policy) = &policy {
             policy.check(&tool.name, &tool.version.to_string(), tool.execution)?;
         }
-        let token = ctx
-            .settings(Some(&project))
-            .ok()
-            .filter(|s| s.registry == tool.registry)
-            .and_then(|s| s.token);
+        let token = token_for(&tool.registry);
         let done = install::install(&ctx.cwd, tool, || {
             let download = Client::new(&tool.registry, token)?
                 .download(&tool.name, &tool.version.to_string())?;
