@@ -173,9 +173,9 @@ impl Lockfile {
             if let Some(list) = &t.accepted_findings {
                 let line = Some(line_of(text, list.span().start));
                 for id in list.get_ref() {
-                    let rule = id.parse::<Rule>().map_err(|e| {
-                        corrupt(line, format!("accepted_findings of {name}: {e}"))
-                    })?;
+                    let rule = id
+                        .parse::<Rule>()
+                        .map_err(|e| corrupt(line, format!("accepted_findings of {name}: {e}")))?;
                     accepted_findings.push(rule);
                 }
                 accepted_findings.sort();
@@ -411,7 +411,10 @@ mod tests {
         t.accepted_findings = vec![Rule::P3, Rule::P4];
         lock.upsert(t);
         let text = lock.render();
-        assert!(text.contains("accepted_findings = [\"P3\", \"P4\"]\n"), "{text}");
+        assert!(
+            text.contains("accepted_findings = [\"P3\", \"P4\"]\n"),
+            "{text}"
+        );
         let again = Lockfile::parse(Path::new("toolreg.lock"), &text).unwrap();
         assert_eq!(again, lock);
         // A clean pin writes no line, and a lock without one loads as clean.
@@ -422,7 +425,10 @@ mod tests {
             "{e}"
         );
         let e = corrupt(&text.replace("[\"P3\", \"P4\"]", "\"P3\""));
-        assert!(e.contains(":12") && e.contains("expected a sequence"), "{e}");
+        assert!(
+            e.contains(":12") && e.contains("expected a sequence"),
+            "{e}"
+        );
     }
 
     #[test]

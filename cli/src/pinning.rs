@@ -60,12 +60,7 @@ pub fn describe(f: &Finding) -> String {
     } else {
         &f.pointer
     };
-    format!(
-        "{} at {at}: {} `{}`",
-        f.rule,
-        f.rule.meaning(),
-        f.excerpt
-    )
+    format!("{} at {at}: {} `{}`", f.rule, f.rule.meaning(), f.excerpt)
 }
 
 /// The refusal of `name` `version` for its `findings` whose rules are not in `accepted`.
@@ -269,7 +264,9 @@ impl std::fmt::Display for Change {
                 write!(f, "locking {} {}", t.name, t.version)?;
                 accepted_suffix(f, t)
             }
-            Change::Updated { from, to } if from.version == to.version && from.sha256 != to.sha256 => {
+            Change::Updated { from, to }
+                if from.version == to.version && from.sha256 != to.sha256 =>
+            {
                 write!(f, "re-locking {} {} (digest changed)", to.name, to.version)
             }
             Change::Updated { from, to } if from.version == to.version => {
@@ -400,7 +397,11 @@ mod tests {
             "{text}"
         );
         assert_eq!(err.details().len(), 3, "{:?}", err.details());
-        assert!(err.details()[0].contains("sensitive"), "{:?}", err.details());
+        assert!(
+            err.details()[0].contains("sensitive"),
+            "{:?}",
+            err.details()
+        );
         let all = Acceptance {
             all: true,
             policy: None,
@@ -433,7 +434,10 @@ mod tests {
         let mut pin = t("a", "1.0.0");
         pin.accepted_findings = vec![Rule::P4];
         let none = Acceptance::default();
-        assert_eq!(check_pin(&pin, &[finding(Rule::P4)], &none, true).unwrap(), None);
+        assert_eq!(
+            check_pin(&pin, &[finding(Rule::P4)], &none, true).unwrap(),
+            None
+        );
         assert_eq!(check_pin(&pin, &[], &none, true).unwrap(), None);
         let more = [finding(Rule::P4), finding(Rule::P7)];
         let text = check_pin(&pin, &more, &none, true).unwrap_err().to_string();
@@ -451,7 +455,9 @@ mod tests {
             check_pin(&pin, &more, &p7, false).unwrap(),
             Some(vec![Rule::P4, Rule::P7])
         );
-        let text = check_pin(&pin, &more, &none, false).unwrap_err().to_string();
+        let text = check_pin(&pin, &more, &none, false)
+            .unwrap_err()
+            .to_string();
         assert!(text.contains("after it was pinned"), "{text}");
     }
 
@@ -493,14 +499,29 @@ mod tests {
         lock.upsert(t("a", "1.0.0"));
         lock.upsert(t("gone", "0.1.0"));
         let reqs = vec![("a".to_string(), VersionReq::parse("^1").unwrap())];
-        let changes = sync(&client, &reqs, &mut lock, None, &Acceptance::default(), None).unwrap();
+        let changes = sync(
+            &client,
+            &reqs,
+            &mut lock,
+            None,
+            &Acceptance::default(),
+            None,
+        )
+        .unwrap();
         assert_eq!(changes, vec![Change::Removed(t("gone", "0.1.0"))]);
         assert_eq!(lock.tools().len(), 1);
         // A requirement the pin no longer satisfies must be resolved: that fails with the URL.
         let reqs = vec![("a".to_string(), VersionReq::parse("^2").unwrap())];
-        let err = sync(&client, &reqs, &mut lock, None, &Acceptance::default(), None)
-            .unwrap_err()
-            .to_string();
+        let err = sync(
+            &client,
+            &reqs,
+            &mut lock,
+            None,
+            &Acceptance::default(),
+            None,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("127.0.0.1:9"), "{err}");
     }
 }

@@ -262,7 +262,11 @@ impl Project {
 
     /// `[policy] accept_findings`, when the project accepts some lint rules.
     pub fn findings_policy(&self) -> Result<Option<FindingsPolicy>> {
-        let Some(item) = self.doc.get("policy").and_then(|p| p.get("accept_findings")) else {
+        let Some(item) = self
+            .doc
+            .get("policy")
+            .and_then(|p| p.get("accept_findings"))
+        else {
             return Ok(None);
         };
         let what = "`policy.accept_findings` must be an array of lint rule ids like [\"P4\"]";
@@ -473,7 +477,8 @@ allow = ["http", "prompt", "schema"]   # no code
     #[test]
     fn reads_accept_findings_and_names_bad_rules() {
         assert_eq!(project(SAMPLE).findings_policy().unwrap(), None);
-        let p = project("[policy]\nallow = [\"http\"]\naccept_findings = [\"p4\", \"P3\", \"P4\"]\n");
+        let p =
+            project("[policy]\nallow = [\"http\"]\naccept_findings = [\"p4\", \"P3\", \"P4\"]\n");
         let fp = p.findings_policy().unwrap().unwrap();
         assert_eq!(fp.accept, vec![Rule::P3, Rule::P4]);
         assert_eq!(fp.location, "toolreg.toml:3");
@@ -482,8 +487,14 @@ allow = ["http", "prompt", "schema"]   # no code
         assert_eq!(p.policy().unwrap().unwrap().location, "toolreg.toml:2");
         for (text, needle) in [
             ("[policy]\naccept_findings = [\"P99\"]\n", "P99"),
-            ("[policy]\naccept_findings = \"P4\"\n", "array of lint rule ids"),
-            ("[policy]\naccept_findings = [4]\n", "array of lint rule ids"),
+            (
+                "[policy]\naccept_findings = \"P4\"\n",
+                "array of lint rule ids",
+            ),
+            (
+                "[policy]\naccept_findings = [4]\n",
+                "array of lint rule ids",
+            ),
         ] {
             let err = Project::parse(Path::new("toolreg.toml"), text.into())
                 .unwrap_err()

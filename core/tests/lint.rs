@@ -1028,7 +1028,14 @@ fn every_rule_has_a_one_sentence_meaning() {
             m.starts_with(|c: char| c.is_ascii_uppercase()) && m.ends_with('.'),
             "{rule}: {m}"
         );
-        assert_eq!(m.matches(". ").count(), 0, "{rule}: more than one sentence: {m}");
-        assert!(seen.insert(m), "{rule} shares its meaning with another rule");
+        assert_eq!(
+            m.matches(". ").count(),
+            0,
+            "{rule}: more than one sentence: {m}"
+        );
+        assert!(
+            seen.insert(m),
+            "{rule} shares its meaning with another rule"
+        );
     }
 }

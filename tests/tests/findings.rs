@@ -50,8 +50,11 @@ fn flagged_versions_need_acceptance(server: Server) {
     let user = User::new();
     let work = tempfile::tempdir().unwrap();
     let work = work.path();
-    user.run(work, &["login", "--registry", &server.url, "--token", &alice])
-        .ok();
+    user.run(
+        work,
+        &["login", "--registry", &server.url, "--token", &alice],
+    )
+    .ok();
     for dir in [
         mcp_tool(work, "issues", "1.0.0", POISONED),
         mcp_tool(
@@ -73,9 +76,16 @@ fn flagged_versions_need_acceptance(server: Server) {
         "~/.ssh/id_rsa",
         "do not tell the user",
     ] {
-        assert!(info.stdout.contains(needle), "lacks `{needle}`:\n{}", info.stdout);
+        assert!(
+            info.stdout.contains(needle),
+            "lacks `{needle}`:\n{}",
+            info.stdout
+        );
     }
-    let json = user.run(work, &["info", "issues@1.0.0", "--json"]).ok().json();
+    let json = user
+        .run(work, &["info", "issues@1.0.0", "--json"])
+        .ok()
+        .json();
     let rules: Vec<&str> = json["findings"]
         .as_array()
         .expect("findings")
@@ -104,8 +114,15 @@ fn flagged_versions_need_acceptance(server: Server) {
     ]);
     assert_eq!(read(&agent.join("toolreg.toml")), before);
     assert!(!agent.join("toolreg.lock").exists());
-    let refused = user.run(&agent, &["add", "issues", "--json"]).code(1).json();
-    assert_eq!(refused["rules"], serde_json::json!(["P3", "P4"]), "{refused}");
+    let refused = user
+        .run(&agent, &["add", "issues", "--json"])
+        .code(1)
+        .json();
+    assert_eq!(
+        refused["rules"],
+        serde_json::json!(["P3", "P4"]),
+        "{refused}"
+    );
 
     // Accepted on the command line: the lock records the rules, a clean pin records none.
     let added = user
@@ -115,7 +132,8 @@ fn flagged_versions_need_acceptance(server: Server) {
     user.run(&agent, &["add", "plain"]).ok();
     let lock = read(&agent.join("toolreg.lock"));
     assert_eq!(
-        lock.matches("accepted_findings = [\"P3\", \"P4\"]\n").count(),
+        lock.matches("accepted_findings = [\"P3\", \"P4\"]\n")
+            .count(),
         1,
         "{lock}"
     );
@@ -123,9 +141,11 @@ fn flagged_versions_need_acceptance(server: Server) {
     user.run(&agent, &["install", "--locked"]).ok();
 
     // A lock that does not accept the findings fails `install --locked`, and
-    // plain `install` without a policy that accepts them.
+    // plain `install` without a policy that accepts them (for every pin it
+    // fetches: an intact installed pin needs no registry).
     let stripped = lock.replace("accepted_findings = [\"P3\", \"P4\"]\n", "");
     std::fs::write(agent.join("toolreg.lock"), &stripped).unwrap();
+    std::fs::remove_dir_all(agent.join(".toolreg")).unwrap();
     user.run(&agent, &["install", "--locked"]).fails_with(&[
         "issues 1.0.0 is flagged",
         "(P3, P4)",
@@ -135,6 +155,7 @@ fn flagged_versions_need_acceptance(server: Server) {
     user.run(&agent, &["install"])
         .fails_with(&["issues 1.0.0 is flagged", "(P3, P4)"]);
     assert_eq!(read(&agent.join("toolreg.lock")), stripped);
+    assert!(!agent.join(".toolreg/tools/issues").exists());
 
     // The project's policy accepts them: plain `install` records them again.
     std::fs::write(
@@ -147,12 +168,16 @@ fn flagged_versions_need_acceptance(server: Server) {
     .unwrap();
     let run = user.run(&agent, &["install"]).ok();
     assert!(
-        run.stderr.contains("accepting findings P3, P4 of issues 1.0.0"),
+        run.stderr
+            .contains("accepting findings P3, P4 of issues 1.0.0"),
         "{}",
         run.stderr
     );
     let lock = read(&agent.join("toolreg.lock"));
-    assert!(lock.contains("accepted_findings = [\"P3\", \"P4\"]\n"), "{lock}");
+    assert!(
+        lock.contains("accepted_findings = [\"P3\", \"P4\"]\n"),
+        "{lock}"
+    );
     user.run(&agent, &["install", "--locked"]).ok();
 
     // A new version flagged for one more rule: `update` refuses it, naming

@@ -94,7 +94,11 @@ pub fn run(
         }
         crate::outln!("sha256 {}", pinned.sha256);
         if !pinned.accepted_findings.is_empty() {
-            let rules: Vec<&str> = pinned.accepted_findings.iter().map(|r| r.as_str()).collect();
+            let rules: Vec<&str> = pinned
+                .accepted_findings
+                .iter()
+                .map(|r| r.as_str())
+                .collect();
             crate::outln!(
                 "accepted the definition lint's findings {} (recorded in toolreg.lock)",
                 rules.join(", ")

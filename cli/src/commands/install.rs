@@ -7,11 +7,13 @@
 //! fingerprint of each installed pin is recorded in the lock where it has
 //! none yet (never with `--locked`).
 //!
-//! Every pin is held to the definition lint findings the registry holds for
-//! its version: each rule found must be accepted in toolreg.lock. Without
-//! `--locked`, rules the project's `[policy] accept_findings` accepts are
-//! recorded; otherwise (and always with `--locked`) the pin is refused,
-//! naming the version, the rules and how to accept them.
+//! Every pin fetched is held to the definition lint findings the registry
+//! holds for its version (asked after the download, before anything is
+//! unpacked; an intact installed pin needs no registry): each rule found
+//! must be accepted in toolreg.lock. Without `--locked`, rules the
+//! project's `[policy] accept_findings` accepts are recorded; otherwise
+//! (and always with `--locked`) the pin is refused, naming the version, the
+//! rules and how to accept them.
 
 use serde_json::json;
 
@@ -78,34 +80,6 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
             .filter(|s| s.registry == registry)
             .and_then(|s| s.token)
     };
-    // Nothing is fetched before every pin's findings are accepted.
-    let mut accepted_now = false;
-    for tool in lock.tools().to_vec() {
-        if checked.contains(&tool.name) {
-            continue;
-        }
-        let registry = Client::new(&tool.registry, token_for(&tool.registry))?;
-        let findings =
-            pinning::registry_findings(&registry, &tool.name, &tool.version.to_string())?;
-        if let Some(rules) = pinning::check_pin(&tool, &findings, &acceptance, locked)? {
-            if !ctx.json {
-                let ids: Vec<&str> = rules.iter().map(|r| r.as_str()).collect();
-                output::status(format!(
-                    "accepting findings {} of {} {} ([policy] accept_findings)",
-                    ids.join(", "),
-                    tool.name,
-                    tool.version
-                ));
-            }
-            let mut t = tool.clone();
-            t.accepted_findings = rules;
-            lock.upsert(t);
-            accepted_now = true;
-        }
-    }
-    if accepted_now {
-        lock.save(&ctx.cwd)?;
-    }
 
     // The transparency log must vouch for every bundle fetched, before it is unpacked.
     let mut log = crate::transparency::Session::new(&client, &project, &lock)?;
@@ -113,15 +87,23 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
     let mut installed = Vec::new();
     let mut fresh = 0;
     let mut fingerprints = Vec::new();
+    let mut accepted = Vec::new();
     for tool in lock.tools() {
         if let Some(policy) = &policy {
             policy.check(&tool.name, &tool.version.to_string(), tool.execution)?;
         }
-        let token = token_for(&tool.registry);
         let done = install::install(&ctx.cwd, tool, || {
-            let download = Client::new(&tool.registry, token)?
-                .download(&tool.name, &tool.version.to_string())?;
+            let registry = Client::new(&tool.registry, token_for(&tool.registry))?;
+            let version = tool.version.to_string();
+            let download = registry.download(&tool.name, &version)?;
             log.verify_download(&client, tool, &download.bytes)?;
+            // Pins resolved by this run had their findings checked then.
+            if !checked.contains(&tool.name) {
+                let findings = pinning::registry_findings(&registry, &tool.name, &version)?;
+                if let Some(rules) = pinning::check_pin(tool, &findings, &acceptance, locked)? {
+                    accepted.push((tool.name.clone(), rules));
+                }
+            }
             Ok(download)
         })?;
         match done.outcome {
@@ -162,9 +144,26 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
             "definition": done.definition,
         }));
     }
-    // Pins locked before their first install get their fingerprint now.
+    // Pins locked before their first install get their fingerprint now, and
+    // findings the project's policy accepts are recorded.
     let mut recorded = false;
     if !locked {
+        for (name, rules) in accepted {
+            if let Some(mut t) = lock.get(&name).cloned() {
+                if !ctx.json {
+                    let ids: Vec<&str> = rules.iter().map(|r| r.as_str()).collect();
+                    output::status(format!(
+                        "accepting findings {} of {} {} ([policy] accept_findings)",
+                        ids.join(", "),
+                        t.name,
+                        t.version
+                    ));
+                }
+                t.accepted_findings = rules;
+                lock.upsert(t);
+                recorded = true;
+            }
+        }
         for (name, definition) in fingerprints {
             if let Some(mut t) = lock.get(&name).cloned() {
                 t.definition = Some(definition);
