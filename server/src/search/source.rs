@@ -1,6 +1,8 @@
 //! [`StoreSource`]: the [`SearchSource`] over the registry's database — the
 //! `changes` table as the change log, and per tool the latest version that is
-//! not yanked (preferring one that is not blocked) as its [`SearchDoc`].
+//! not yanked (preferring one that is not blocked) as its [`SearchDoc`],
+//! with the number of lint findings that version carries (for the
+//! `findings=none|flagged` filter and the hits' `findings`).
 
 use std::collections::HashMap;
 
@@ -65,6 +67,16 @@ struct Chosen {
     publisher_tier: Tier,
     blocked: bool,
     blocked_reason: Option<String>,
+    /// `version_contents.findings`: the lint findings as a JSON array.
+    findings: String,
+}
+
+/// How many findings the stored JSON array holds, read leniently (an odd
+/// row counts as clean rather than stopping the index from being built).
+fn findings_count(json: &str) -> u32 {
+    serde_json::from_str::<Vec<serde::de::IgnoredAny>>(json)
+        .map(|v| u32::try_from(v.len()).unwrap_or(u32::MAX))
+        .unwrap_or(0)
 }
 
 /// The version a tool is listed under: the highest SemVer that is neither
@@ -115,6 +127,7 @@ fn build_doc(tool: &ToolRow, v: Chosen) -> SearchDoc {
         updated_at: DateTime::<Utc>::from_naive_utc_and_offset(tool.updated_at, Utc),
         blocked: v.blocked,
         blocked_reason: v.blocked_reason,
+        findings: findings_count(&v.findings),
     }
 }
 
@@ -167,6 +180,7 @@ const CHOSEN_COLUMNS: (
     versions::publisher_tier,
     versions::blocked,
     versions::blocked_reason,
+    version_contents::findings,
 ) = (
     versions::version,
     versions::format,
@@ -176,6 +190,7 @@ const CHOSEN_COLUMNS: (
     versions::publisher_tier,
     versions::blocked,
     versions::blocked_reason,
+    version_contents::findings,
 );
 
 /// Every searchable tool's document in a few bulk queries (for `reindex`).
@@ -342,6 +357,13 @@ mod tests {
             Some(1)
         );
         assert_eq!(choose(vec![]), None);
+    }
+
+    #[test]
+    fn findings_are_counted_leniently() {
+        assert_eq!(findings_count("[]"), 0);
+        assert_eq!(findings_count(r#"[{"rule":"P4"},{"rule":"P3"}]"#), 2);
+        assert_eq!(findings_count("not json"), 0);
     }
 
     #[test]
