@@ -41,6 +41,10 @@ pub struct SearchHit {
     pub updated_at: String,
     pub blocked: bool,
     pub blocked_reason: Option<String>,
+    /// How many definition lint findings the listed version carries (0:
+    /// clean; more: flagged).
+    #[serde(default)]
+    pub findings: u32,
     pub highlights: SearchHighlights,
 }
 

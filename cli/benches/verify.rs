@@ -95,6 +95,7 @@ fn project() -> tempfile::TempDir {
             registry: "http://127.0.0.1:1".into(),
             execution: loaded.tool.execution.kind,
             definition: Some(toolreg_core::fingerprint::of_tool(&loaded.tool)),
+            accepted_findings: Vec::new(),
         };
         install::install(project.path(), &pin, local(bundle)).unwrap();
         lock.upsert(pin);

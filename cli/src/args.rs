@@ -104,6 +104,10 @@ pub enum Command {
         /// NAME or NAME@REQ (default requirement: ^LATEST).
         #[arg(value_parser = parse_name_req, value_name = "NAME[@REQ]")]
         spec: (String, Option<VersionReq>),
+        /// Pin the version even if the registry's definition lint flagged it,
+        /// accepting every rule found on it (recorded in toolreg.lock).
+        #[arg(long)]
+        accept_findings: bool,
     },
     /// Download, verify and unpack every pinned tool into .toolreg/tools/.
     Install {
@@ -115,6 +119,10 @@ pub enum Command {
     Update {
         /// Only this tool.
         name: Option<String>,
+        /// Accept the definition lint findings of the versions pinned now,
+        /// every rule found on them (recorded in toolreg.lock).
+        #[arg(long)]
+        accept_findings: bool,
     },
     /// Check that every installed pin matches toolreg.lock (each file and the
     /// definition fingerprint), or compare a live MCP tools/list answer with the pins.

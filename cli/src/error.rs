@@ -137,6 +137,20 @@ pub enum Error {
         line: String,
     },
 
+    /// A version carries definition lint findings the project has not
+    /// accepted (by `--accept-findings`, `[policy] accept_findings` or, for
+    /// `install --locked`, toolreg.lock). `details` shows each finding.
+    #[error("{name} {version} is flagged by the registry's definition lint ({}), which this project has not accepted; {hint}", .rules.join(", "))]
+    Findings {
+        name: String,
+        version: String,
+        /// The rule ids not accepted.
+        rules: Vec<String>,
+        /// How to accept them.
+        hint: String,
+        details: Vec<String>,
+    },
+
     /// An installed bundle does not match what the lock says.
     #[error("{0}")]
     Installed(String),
@@ -203,6 +217,7 @@ impl Error {
                 format!("url: {url}"),
             ],
             Error::Drift { details, .. } => details.clone(),
+            Error::Findings { details, .. } => details.clone(),
             _ => Vec::new(),
         }
     }
@@ -216,6 +231,9 @@ impl Error {
         if let Error::Api(api) = self {
             v["status"] = serde_json::json!(api.status);
             v["type"] = serde_json::json!(api.kind);
+        }
+        if let Error::Findings { rules, .. } = self {
+            v["rules"] = serde_json::json!(rules);
         }
         if let Error::Invalid { problems, .. } = self {
             v["problems"] = serde_json::json!(problems);

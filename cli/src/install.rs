@@ -477,6 +477,7 @@ mod tests {
             registry: "http://127.0.0.1:1".into(),
             execution: ExecutionKind::Schema,
             definition: None,
+            accepted_findings: Vec::new(),
         }
     }
 

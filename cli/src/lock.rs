@@ -1,7 +1,9 @@
 //! `toolreg.lock`: the exact version, sha256 digest, registry and execution
 //! kind of every pinned tool, like Cargo.lock, and its definition
 //! fingerprint (`definition = "sha256:…"`, recorded when the pin is first
-//! installed; locks written before fingerprints existed load without it).
+//! installed; locks written before fingerprints existed load without it),
+//! and the lint rules whose findings on that version the project accepted
+//! (`accepted_findings = ["P4"]`, absent for a clean version).
 //! Written sorted by name with a "do not edit" header; a corrupt lock is an
 //! error naming the file and line.
 
@@ -9,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use toml::Spanned;
+use toolreg_core::lint::Rule;
 use toolreg_core::ExecutionKind;
 
 use crate::error::{Error, Result};
@@ -30,6 +33,9 @@ pub struct LockedTool {
     /// The definition fingerprint (`sha256:` + hex) of the pinned version:
     /// what its MCP export hashes to. `None` until the pin is installed.
     pub definition: Option<String>,
+    /// The lint rules whose findings on this version the project accepted
+    /// when it was pinned (sorted, without duplicates; empty when clean).
+    pub accepted_findings: Vec<Rule>,
 }
 
 /// The newest transparency-log checkpoint seen from one registry (the
@@ -74,6 +80,8 @@ struct RawTool {
     execution: Spanned<String>,
     #[serde(default)]
     definition: Option<Spanned<String>>,
+    #[serde(default)]
+    accepted_findings: Option<Spanned<Vec<String>>>,
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -161,6 +169,18 @@ impl Lockfile {
                     ))
                 }
             };
+            let mut accepted_findings = Vec::new();
+            if let Some(list) = &t.accepted_findings {
+                let line = Some(line_of(text, list.span().start));
+                for id in list.get_ref() {
+                    let rule = id
+                        .parse::<Rule>()
+                        .map_err(|e| corrupt(line, format!("accepted_findings of {name}: {e}")))?;
+                    accepted_findings.push(rule);
+                }
+                accepted_findings.sort();
+                accepted_findings.dedup();
+            }
             if tools.iter().any(|x: &LockedTool| x.name == name) {
                 return Err(corrupt(at(&t.name), format!("{name} is listed twice")));
             }
@@ -171,6 +191,7 @@ impl Lockfile {
                 registry: t.registry.get_ref().clone(),
                 execution,
                 definition,
+                accepted_findings,
             });
         }
         let checkpoints = raw
@@ -240,6 +261,14 @@ impl Lockfile {
             if let Some(d) = &t.definition {
                 out.push_str(&format!("definition = {}\n", toml_str(d)));
             }
+            if !t.accepted_findings.is_empty() {
+                let ids: Vec<String> = t
+                    .accepted_findings
+                    .iter()
+                    .map(|r| toml_str(r.as_str()))
+                    .collect();
+                out.push_str(&format!("accepted_findings = [{}]\n", ids.join(", ")));
+            }
         }
         for c in &self.checkpoints {
             out.push_str("\n[[checkpoint]]\n");
@@ -279,6 +308,7 @@ mod tests {
                 "sha256:{}",
                 toolreg_core::digest::sha256_hex(version.as_bytes())
             )),
+            accepted_findings: Vec::new(),
         }
     }
 
@@ -370,6 +400,33 @@ mod tests {
         let e = corrupt(&text.replace("definition = \"sha256:", "definition = \"md5:"));
         assert!(
             e.contains(":11") && e.contains("definition of calc") && e.contains("md5:"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn accepted_findings_round_trip_and_bad_rules_name_the_line() {
+        let mut lock = one_tool();
+        let mut t = lock.get("calc").unwrap().clone();
+        t.accepted_findings = vec![Rule::P3, Rule::P4];
+        lock.upsert(t);
+        let text = lock.render();
+        assert!(
+            text.contains("accepted_findings = [\"P3\", \"P4\"]\n"),
+            "{text}"
+        );
+        let again = Lockfile::parse(Path::new("toolreg.lock"), &text).unwrap();
+        assert_eq!(again, lock);
+        // A clean pin writes no line, and a lock without one loads as clean.
+        assert!(!one_tool().render().contains("accepted_findings"));
+        let e = corrupt(&text.replace("\"P4\"]", "\"P42\"]"));
+        assert!(
+            e.contains(":12") && e.contains("accepted_findings of calc") && e.contains("P42"),
+            "{e}"
+        );
+        let e = corrupt(&text.replace("[\"P3\", \"P4\"]", "\"P3\""));
+        assert!(
+            e.contains(":12") && e.contains("expected a sequence"),
             "{e}"
         );
     }

@@ -1,12 +1,16 @@
 //! The agent project's `toolreg.toml`: `[registry] url` (and `log_key`,
 //! `mcp_protocol`), the pinned
-//! requirements under `[tools]` and the consumer policy `[policy] allow`.
-//! Read and written with toml_edit so comments and formatting survive.
+//! requirements under `[tools]` and the consumer policy: `[policy] allow`
+//! (the execution kinds this project may install) and `[policy]
+//! accept_findings` (the lint rules whose findings it accepts on a pinned
+//! version). Read and written with toml_edit so comments and formatting
+//! survive.
 
 use std::path::{Path, PathBuf};
 
 use semver::VersionReq;
 use toml_edit::{value, DocumentMut, Item, Table};
+use toolreg_core::lint::Rule;
 use toolreg_core::ExecutionKind;
 
 use crate::error::{Error, Result};
@@ -38,6 +42,23 @@ impl ConsumerPolicy {
                 line: self.line.clone(),
             })
         }
+    }
+}
+
+/// `[policy] accept_findings`: the lint rules whose findings this project
+/// accepts on the versions it pins, without `--accept-findings`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FindingsPolicy {
+    /// Sorted, without duplicates.
+    pub accept: Vec<Rule>,
+    /// Where the rule is written, `toolreg.toml:12`, for messages.
+    pub location: String,
+}
+
+impl FindingsPolicy {
+    /// True when every rule of `rules` is accepted.
+    pub fn accepts_all(&self, rules: &[Rule]) -> bool {
+        rules.iter().all(|r| self.accept.contains(r))
     }
 }
 
@@ -90,6 +111,7 @@ impl Project {
         // Surface malformed sections now rather than halfway through a command.
         project.requirements()?;
         project.policy()?;
+        project.findings_policy()?;
         project.registry_url()?;
         Ok(project)
     }
@@ -233,34 +255,77 @@ impl Project {
         let (lineno, line) = self.find_policy_line();
         Ok(Some(ConsumerPolicy {
             allow: kinds,
-            location: format!(
-                "{}:{lineno}",
-                self.path
-                    .file_name()
-                    .and_then(|f| f.to_str())
-                    .unwrap_or(FILE)
-            ),
+            location: self.location(lineno),
             line,
         }))
     }
 
+    /// `[policy] accept_findings`, when the project accepts some lint rules.
+    pub fn findings_policy(&self) -> Result<Option<FindingsPolicy>> {
+        let Some(item) = self
+            .doc
+            .get("policy")
+            .and_then(|p| p.get("accept_findings"))
+        else {
+            return Ok(None);
+        };
+        let what = "`policy.accept_findings` must be an array of lint rule ids like [\"P4\"]";
+        let array = item.as_array().ok_or_else(|| self.err(what))?;
+        let mut accept = Vec::new();
+        for v in array.iter() {
+            let s = v.as_str().ok_or_else(|| self.err(what))?;
+            accept.push(
+                s.parse::<Rule>()
+                    .map_err(|e| self.err(format!("`policy.accept_findings`: {e}")))?,
+            );
+        }
+        accept.sort();
+        accept.dedup();
+        let (lineno, _) = self.find_line_in_policy("accept_findings");
+        Ok(Some(FindingsPolicy {
+            accept,
+            location: self.location(lineno),
+        }))
+    }
+
+    /// `toolreg.toml:LINE`, for messages.
+    fn location(&self, lineno: usize) -> String {
+        format!(
+            "{}:{lineno}",
+            self.path
+                .file_name()
+                .and_then(|f| f.to_str())
+                .unwrap_or(FILE)
+        )
+    }
+
     /// 1-based line number and text of `allow = ...` inside `[policy]`.
     fn find_policy_line(&self) -> (usize, String) {
+        self.find_line_in_policy("allow")
+    }
+
+    /// 1-based line number and text of `key = ...` inside `[policy]`.
+    fn find_line_in_policy(&self, key: &str) -> (usize, String) {
         let mut in_policy = false;
+        let is_key = |rest: &str| rest.trim_start().starts_with('=');
         for (i, raw) in self.text.lines().enumerate() {
             let line = raw.trim();
             if line.starts_with('[') {
                 in_policy = line.trim_start_matches('[').trim_end_matches(']').trim() == "policy";
                 continue;
             }
-            if in_policy && line.starts_with("allow") {
+            if in_policy && line.strip_prefix(key).is_some_and(is_key) {
                 return (i + 1, line.to_string());
             }
-            if line.starts_with("policy.allow") {
+            if line
+                .strip_prefix("policy.")
+                .and_then(|l| l.strip_prefix(key))
+                .is_some_and(is_key)
+            {
                 return (i + 1, line.to_string());
             }
         }
-        (0, "[policy] allow".to_string())
+        (0, format!("[policy] {key}"))
     }
 
     /// The document as it will be written.
@@ -407,6 +472,38 @@ allow = ["http", "prompt", "schema"]   # no code
             err.contains("toolreg.toml:11") && err.contains("allow = [\"http\""),
             "{err}"
         );
+    }
+
+    #[test]
+    fn reads_accept_findings_and_names_bad_rules() {
+        assert_eq!(project(SAMPLE).findings_policy().unwrap(), None);
+        let p =
+            project("[policy]\nallow = [\"http\"]\naccept_findings = [\"p4\", \"P3\", \"P4\"]\n");
+        let fp = p.findings_policy().unwrap().unwrap();
+        assert_eq!(fp.accept, vec![Rule::P3, Rule::P4]);
+        assert_eq!(fp.location, "toolreg.toml:3");
+        assert!(fp.accepts_all(&[Rule::P4]) && !fp.accepts_all(&[Rule::P4, Rule::P7]));
+        // `allow` is still found on its own line.
+        assert_eq!(p.policy().unwrap().unwrap().location, "toolreg.toml:2");
+        for (text, needle) in [
+            ("[policy]\naccept_findings = [\"P99\"]\n", "P99"),
+            (
+                "[policy]\naccept_findings = \"P4\"\n",
+                "array of lint rule ids",
+            ),
+            (
+                "[policy]\naccept_findings = [4]\n",
+                "array of lint rule ids",
+            ),
+        ] {
+            let err = Project::parse(Path::new("toolreg.toml"), text.into())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("policy.accept_findings") && err.contains(needle),
+                "{err}"
+            );
+        }
     }
 
     #[test]

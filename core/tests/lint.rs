@@ -1018,3 +1018,24 @@ fn false_positives_stay_near_zero_on_the_corpus_and_ordinary_tools() {
         "more than 1 in 30 ordinary tools flagged: {flagged:#?}"
     );
 }
+
+#[test]
+fn every_rule_has_a_one_sentence_meaning() {
+    let mut seen = std::collections::BTreeSet::new();
+    for rule in Rule::ALL {
+        let m = rule.meaning();
+        assert!(
+            m.starts_with(|c: char| c.is_ascii_uppercase()) && m.ends_with('.'),
+            "{rule}: {m}"
+        );
+        assert_eq!(
+            m.matches(". ").count(),
+            0,
+            "{rule}: more than one sentence: {m}"
+        );
+        assert!(
+            seen.insert(m),
+            "{rule} shares its meaning with another rule"
+        );
+    }
+}

@@ -503,18 +503,36 @@ fn shinkai_tools_are_function_tools_and_need_their_code() {
 }
 
 #[test]
-fn shinkai_client_secrets_are_refused() {
+fn shinkai_client_secrets_are_lint_blocks() {
+    // A value is the lint's S1 (a block finding), not a format error.
     let oauth = r#", "oauth": [{"name": "a", "clientId": "id", "clientSecret": ""}, {"name": "b", "clientSecret": "s3cr3t"}]"#;
-    let p = problems(&dir(&[
+    let loaded = load(&dir(&[
         ("metadata.json", &shinkai(oauth)),
         ("tool.ts", "x"),
-    ]));
-    assert_eq!(p.len(), 1, "{p:#?}");
-    assert_has(
-        &p,
-        "oauth[1].clientSecret",
-        "a client secret must never be published",
+    ]))
+    .expect("loads");
+    let blocks: Vec<_> = loaded.findings.iter().filter(|f| f.is_block()).collect();
+    assert_eq!(blocks.len(), 1, "{blocks:#?}");
+    assert_eq!(
+        (blocks[0].rule, blocks[0].pointer.as_str()),
+        (toolreg_core::lint::Rule::S1, "/oauth/1/clientSecret")
     );
+    let refused = toolreg_core::lint::refuse_blocks(&loaded.findings).unwrap_err();
+    assert!(
+        refused.problems()[0]
+            .message
+            .contains("OAuth client secret"),
+        "{refused}"
+    );
+    // A value that is not a string is still a format error.
+    let p = problems(&dir(&[
+        (
+            "metadata.json",
+            &shinkai(r#", "oauth": [{"clientSecret": 42}]"#),
+        ),
+        ("tool.ts", "x"),
+    ]));
+    assert_has(&p, "oauth[0].clientSecret", "must be a string, not");
 }
 
 #[test]

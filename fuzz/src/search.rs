@@ -54,6 +54,7 @@ fn doc(
             .unwrap_or_default(),
         blocked: false,
         blocked_reason: None,
+        findings: 0,
     }
 }
 

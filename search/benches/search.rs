@@ -74,6 +74,7 @@ fn documents(tools: &[Tool]) -> Vec<SearchDoc> {
             updated_at: at + TimeDelta::seconds(i as i64 + 1),
             blocked: false,
             blocked_reason: None,
+            findings: 0,
         })
         .collect();
     docs.sort_by(|a, b| a.name.cmp(&b.name));

@@ -1,5 +1,6 @@
 //! [`SearchDoc`]: what the index holds for one tool — its latest usable
-//! version's metadata plus the registry facts (tier, downloads, blocked).
+//! version's metadata plus the registry facts (tier, downloads, blocked,
+//! how many lint findings the version carries).
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -30,11 +31,16 @@ pub struct SearchDoc {
     pub updated_at: DateTime<Utc>,
     pub blocked: bool,
     pub blocked_reason: Option<String>,
+    /// How many definition lint findings the indexed version carries (0:
+    /// clean; more: flagged).
+    #[serde(default)]
+    pub findings: u32,
 }
 
 impl SearchDoc {
     /// A document for a tool version loaded by `toolreg_core::load`, with the
-    /// registry facts given as defaults (`tier`, no downloads, not blocked).
+    /// registry facts given as defaults (`tier`, no downloads, not blocked,
+    /// no findings).
     pub fn from_tool(tool: &toolreg_core::Tool, tier: Tier, updated_at: DateTime<Utc>) -> Self {
         SearchDoc {
             name: tool.registry_name.clone(),
@@ -51,6 +57,7 @@ impl SearchDoc {
             updated_at,
             blocked: false,
             blocked_reason: None,
+            findings: 0,
         }
     }
 }

@@ -37,7 +37,8 @@ pub use doc::SearchDoc;
 pub use error::{Result, SearchError};
 pub use index::{OpenState, SearchIndex};
 pub use params::{
-    SearchParams, SearchRequest, SearchSort, MAX_PAGE_DEPTH, MAX_PER_PAGE, MAX_SEARCH_QUERY_CHARS,
+    FindingsFilter, SearchParams, SearchRequest, SearchSort, MAX_PAGE_DEPTH, MAX_PER_PAGE,
+    MAX_SEARCH_QUERY_CHARS,
 };
 pub use tailer::{IndexChange, SearchSource, Tailer, TailerHandle, TailerOptions};
 

@@ -54,6 +54,49 @@ impl FromStr for SearchSort {
     }
 }
 
+/// The `findings` filter: tools whose listed version carries no lint
+/// findings, or at least one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FindingsFilter {
+    /// Clean: no findings.
+    None,
+    /// Flagged: one or more findings.
+    Flagged,
+}
+
+impl FindingsFilter {
+    /// `none` or `flagged`, as in the query string and the index.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingsFilter::None => "none",
+            FindingsFilter::Flagged => "flagged",
+        }
+    }
+
+    /// The filter value a version with `count` findings matches.
+    pub fn of(count: u32) -> Self {
+        if count == 0 {
+            FindingsFilter::None
+        } else {
+            FindingsFilter::Flagged
+        }
+    }
+}
+
+impl FromStr for FindingsFilter {
+    type Err = SearchError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "none" => Ok(FindingsFilter::None),
+            "flagged" => Ok(FindingsFilter::Flagged),
+            other => Err(SearchError::bad(
+                "findings",
+                format!("unknown value `{}`; use none or flagged", clip(other)),
+            )),
+        }
+    }
+}
+
 /// The search parameters as they arrive in the query string.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct SearchRequest {
@@ -63,6 +106,7 @@ pub struct SearchRequest {
     pub format: Option<String>,
     pub execution: Option<String>,
     pub tier: Option<String>,
+    pub findings: Option<String>,
     pub sort: Option<String>,
     pub page: Option<String>,
     pub per_page: Option<String>,
@@ -80,6 +124,8 @@ pub struct SearchParams {
     pub format: Option<Format>,
     pub execution: Option<ExecutionKind>,
     pub tier: Option<Tier>,
+    /// Only tools whose listed version is clean, or flagged.
+    pub findings: Option<FindingsFilter>,
     pub sort: SearchSort,
     /// 1-based page number.
     pub page: usize,
@@ -95,6 +141,7 @@ impl Default for SearchParams {
             format: None,
             execution: None,
             tier: None,
+            findings: None,
             sort: SearchSort::Relevance,
             page: 1,
             per_page: DEFAULT_PER_PAGE,
@@ -111,13 +158,15 @@ impl SearchParams {
         }
     }
 
-    /// True when no filter (keyword, license, format, execution, tier) is set.
+    /// True when no filter (keyword, license, format, execution, tier,
+    /// findings) is set.
     pub fn no_filters(&self) -> bool {
         self.keyword.is_none()
             && self.license.is_none()
             && self.format.is_none()
             && self.execution.is_none()
             && self.tier.is_none()
+            && self.findings.is_none()
     }
 
     /// Checks every limit; used by [`SearchRequest::parse`] and by
@@ -233,6 +282,10 @@ impl SearchRequest {
                 )
             })?),
         };
+        let findings = match present(&self.findings) {
+            None => None,
+            Some(v) => Some(v.parse::<FindingsFilter>()?),
+        };
         let sort = match present(&self.sort) {
             None => SearchSort::Relevance,
             Some(v) => v.parse()?,
@@ -244,6 +297,7 @@ impl SearchRequest {
             format,
             execution,
             tier,
+            findings,
             sort,
             page: number("page", &self.page, 1)?,
             per_page: number("per_page", &self.per_page, DEFAULT_PER_PAGE)?,
@@ -268,6 +322,7 @@ mod tests {
                 "format" => q.format = v,
                 "execution" => q.execution = v,
                 "tier" => q.tier = v,
+                "findings" => q.findings = v,
                 "sort" => q.sort = v,
                 "page" => q.page = v,
                 "per_page" => q.per_page = v,
@@ -304,6 +359,8 @@ mod tests {
         assert!(err(&[("sort", "popularity")]).starts_with("sort:"));
         assert!(err(&[("execution", "binary")]).starts_with("execution:"));
         assert!(err(&[("tier", "gold")]).starts_with("tier:"));
+        assert!(err(&[("findings", "some")]).starts_with("findings:"));
+        assert!(err(&[("findings", "Flagged")]).contains("use none or flagged"));
         assert!(err(&[("format", "openapi")]).starts_with("format:"));
         assert!(err(&[("q", &"x".repeat(513))]).starts_with("q:"));
         assert!(err(&[("keyword", &"k".repeat(101))]).starts_with("keyword:"));
@@ -325,9 +382,11 @@ mod tests {
             ("tier", "trusted"),
             ("format", "mcp"),
             ("sort", "name"),
+            ("findings", "flagged"),
         ])
         .parse()
         .unwrap();
+        assert_eq!(p.findings, Some(FindingsFilter::Flagged));
         assert_eq!(p.execution, Some(ExecutionKind::Http));
         assert_eq!(p.tier, Some(Tier::Trusted));
         assert_eq!(p.format, Some(Format::Mcp));

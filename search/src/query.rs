@@ -205,6 +205,9 @@ pub(crate) fn build(
     if let Some(v) = params.tier {
         clauses.push(filter(f.tier, v.as_str()));
     }
+    if let Some(v) = params.findings {
+        clauses.push(filter(f.findings, v.as_str()));
+    }
     if clauses.len() == 1 {
         return clauses
             .pop()

@@ -27,6 +27,7 @@ pub(crate) fn hit(doc: SearchDoc, highlights: SearchHighlights) -> SearchHit {
         updated_at: doc.updated_at.to_rfc3339_opts(SecondsFormat::AutoSi, true),
         blocked: doc.blocked,
         blocked_reason: doc.blocked_reason,
+        findings: doc.findings,
         highlights,
     }
 }
@@ -92,6 +93,7 @@ mod tests {
             updated_at,
             blocked: false,
             blocked_reason: None,
+            findings: 0,
         }
     }
 

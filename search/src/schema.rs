@@ -22,8 +22,9 @@ pub(crate) const PREFIX_MAX: usize = 20;
 
 /// Bump when the schema, the analysis or the stored form changes: an index
 /// written by another schema version is rebuilt at open. (2: stored
-/// documents without their usage notes.)
-pub(crate) const SCHEMA_VERSION: u32 = 2;
+/// documents without their usage notes; 3: the findings filter field and
+/// the findings count in stored documents.)
+pub(crate) const SCHEMA_VERSION: u32 = 3;
 
 /// The fields of the index.
 #[derive(Debug, Clone, Copy)]
@@ -48,6 +49,8 @@ pub(crate) struct Fields {
     pub format: Field,
     pub execution: Field,
     pub tier: Field,
+    /// `none` or `flagged`: whether the version carries lint findings.
+    pub findings: Field,
     pub downloads: Field,
     /// Microseconds since the Unix epoch.
     pub updated_at: Field,
@@ -79,6 +82,7 @@ pub(crate) fn build() -> (Schema, Fields) {
         format: b.add_text_field("format", STRING | FAST),
         execution: b.add_text_field("execution", STRING | FAST),
         tier: b.add_text_field("tier", STRING | FAST),
+        findings: b.add_text_field("findings", STRING),
         downloads: b.add_u64_field("downloads", FAST),
         updated_at: b.add_i64_field("updated_at", FAST),
         stored: b.add_text_field("doc", STORED),

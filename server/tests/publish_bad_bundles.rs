@@ -292,7 +292,8 @@ async fn secret_in_definition(app: TestApp) {
     let body = problem(app.publish(&token, bundle).await, 422, "invalid-definition").await;
     let errors = body["errors"].as_array().expect("errors[]");
     assert!(
-        errors.iter().any(|e| e["path"] == "oauth[0].clientSecret"),
+        errors.iter().any(|e| e["path"] == "/oauth/0/clientSecret"
+            && e["message"].as_str().is_some_and(|m| m.starts_with("S1 "))),
         "{body:#}"
     );
     assert_nothing_stored(&app).await;

@@ -268,6 +268,18 @@ fn a_download_that_does_not_match_the_locked_sha256_is_never_unpacked() {
                 "size": 1, "format": "mcp", "execution": "schema",
                 "download_url": "/api/v1/tools/get-weather/1.0.0/download"}),
             )
+        } else if path == "/api/v1/tools/get-weather/1.0.0" {
+            // Consulted for the version's lint findings: none.
+            Reply::json(
+                200,
+                json!({"name": "get-weather", "version": "1.0.0", "sha256": announced,
+                "size": 1, "format": "mcp", "execution": "schema", "yanked": false,
+                "blocked": false, "blocked_reason": null,
+                "published_at": "2026-01-01T00:00:00.000000Z", "downloads": 0,
+                "publisher": {"login": "mallory", "tier": "verified"}, "manifest": {},
+                "definition_file": "tool.json", "definition": "", "readme": null,
+                "log_index": 0, "findings": []}),
+            )
         } else if path == "/api/v1/tools/get-weather/1.0.0/download" {
             Reply::bytes(evil_bytes.clone())
         } else {

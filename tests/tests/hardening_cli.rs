@@ -154,6 +154,18 @@ fn hostile_registry() -> FakeRegistry {
                           "highlights": {"name": "evil-tool", "description": HOSTILE}}],
                 "facets": {"license": {}, "keyword": {}, "execution": {}, "tier": {}}}),
             )
+        } else if path == "/api/v1/tools/evil-tool/1.0.0" {
+            // The latest version, whose lint findings `info` lists.
+            Reply::json(
+                200,
+                json!({"name": "evil-tool", "version": "1.0.0", "sha256": "ab", "size": 1,
+                "format": "mcp", "execution": "schema", "yanked": false, "blocked": false,
+                "blocked_reason": null, "published_at": "2026-01-01T00:00:00Z", "downloads": 1,
+                "publisher": {"login": "mallory", "tier": "untrusted"}, "manifest": {},
+                "definition_file": "tool.json", "definition": "", "readme": null, "log_index": 0,
+                "findings": [{"rule": "P4", "severity": "flag", "pointer": "/description\u{1b}[2K",
+                              "start": 0, "end": 1, "excerpt": HOSTILE, "message": HOSTILE}]}),
+            )
         } else if path.starts_with("/api/v1/tools/evil-tool") {
             Reply::json(200, tool)
         } else {
@@ -206,6 +218,13 @@ fn registry_text_is_printed_without_control_characters() {
         info.stdout
     );
     assert!(!info.stdout.contains("52;c"), "{}", info.stdout);
+    // The latest version's findings: the excerpt is cleaned like the rest.
+    assert!(
+        info.stdout.contains("P4 at /description")
+            && info.stdout.contains("`Harmless tool. Red txt.exe"),
+        "{}",
+        info.stdout
+    );
 
     let search = user
         .run(

@@ -2,6 +2,9 @@
 //! `^LATEST`, like `cargo add`), check it against the project's policy,
 //! write `NAME = "REQ"` under `[tools]` of toolreg.toml (created if
 //! needed, formatting kept) and the exact version + sha256 into toolreg.lock.
+//! A version the registry's definition lint flagged is refused unless
+//! `--accept-findings` or `[policy] accept_findings` accepts every rule
+//! found on it; the rules accepted are recorded with the pin.
 
 use semver::VersionReq;
 use serde_json::json;
@@ -13,7 +16,12 @@ use crate::output;
 use crate::pinning;
 use crate::project::Project;
 
-pub fn run(ctx: &Context, name: &str, req: Option<&VersionReq>) -> Result<i32> {
+pub fn run(
+    ctx: &Context,
+    name: &str,
+    req: Option<&VersionReq>,
+    accept_findings: bool,
+) -> Result<i32> {
     let mut project = match Project::load(&ctx.cwd)? {
         Some(p) => p,
         None => Project::new_in(&ctx.cwd),
@@ -38,7 +46,15 @@ pub fn run(ctx: &Context, name: &str, req: Option<&VersionReq>) -> Result<i32> {
     };
     let req_parsed = VersionReq::parse(&req_text).map_err(|e| Error::Usage(e.to_string()))?;
     let mut lock = Lockfile::load(&ctx.cwd)?.unwrap_or_default();
-    let pinned = pinning::resolve(&client, &key, &req_parsed, policy.as_ref())?;
+    let acceptance = pinning::Acceptance::of(&project, accept_findings)?;
+    let pinned = pinning::resolve(
+        &client,
+        &key,
+        &req_parsed,
+        policy.as_ref(),
+        &acceptance,
+        lock.get(&key),
+    )?;
     crate::transparency::verify_pins(
         ctx.json,
         &client,
@@ -58,6 +74,7 @@ pub fn run(ctx: &Context, name: &str, req: Option<&VersionReq>) -> Result<i32> {
             "sha256": pinned.sha256,
             "execution": pinned.execution,
             "registry": pinned.registry,
+            "accepted_findings": pinned.accepted_findings,
             "previous": old.map(|o| o.version.to_string()),
         }));
     } else {
@@ -76,6 +93,17 @@ pub fn run(ctx: &Context, name: &str, req: Option<&VersionReq>) -> Result<i32> {
             ),
         }
         crate::outln!("sha256 {}", pinned.sha256);
+        if !pinned.accepted_findings.is_empty() {
+            let rules: Vec<&str> = pinned
+                .accepted_findings
+                .iter()
+                .map(|r| r.as_str())
+                .collect();
+            crate::outln!(
+                "accepted the definition lint's findings {} (recorded in toolreg.lock)",
+                rules.join(", ")
+            );
+        }
         crate::outln!("run `toolreg install` to fetch it");
     }
     Ok(0)

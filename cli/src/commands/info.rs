@@ -1,13 +1,20 @@
 //! `toolreg info NAME[@VERSION] [--json]`: a tool's summary and every
-//! version (digest, execution kind, yanked/blocked), or one version's
-//! details including its publisher and tier.
+//! version (digest, execution kind, yanked/blocked) with the definition
+//! lint's findings on the latest one, or one version's details including
+//! its publisher, tier and findings. Each finding shows its rule, what the
+//! rule means, the pointer and the excerpt; `--json` adds the meaning to
+//! each finding (and, for a tool, the latest version's findings as
+//! `latest_findings`).
 
 use semver::Version;
+use serde_json::Value;
 use toolreg_api::{EncodableTool, EncodableVersion};
+use toolreg_core::lint::Finding;
 
 use super::Context;
 use crate::error::Result;
 use crate::output;
+use crate::pinning;
 
 pub fn run(ctx: &Context, name: &str, version: Option<&Version>) -> Result<i32> {
     let client = ctx.client_here()?;
@@ -15,21 +22,84 @@ pub fn run(ctx: &Context, name: &str, version: Option<&Version>) -> Result<i32> 
         Some(v) => {
             let answer = client.version(name, &v.to_string())?;
             if ctx.json {
-                output::json(&answer);
+                let mut doc = to_value(&answer);
+                doc["findings"] = findings_json(&answer.findings);
+                output::json(&doc);
             } else {
                 crate::out!("{}", render_version(&answer));
             }
         }
         None => {
             let answer = client.tool(name)?;
+            let latest = match &answer.latest_version {
+                Some(v) => Some(client.version(name, v)?),
+                None => None,
+            };
             if ctx.json {
-                output::json(&answer);
+                let mut doc = to_value(&answer);
+                doc["latest_findings"] = match &latest {
+                    Some(v) => findings_json(&v.findings),
+                    None => Value::Array(Vec::new()),
+                };
+                output::json(&doc);
             } else {
                 crate::out!("{}", render_tool(&answer));
+                if let Some(v) = &latest {
+                    crate::out!("{}", render_latest_findings(v));
+                }
             }
         }
     }
     Ok(0)
+}
+
+fn to_value<T: serde::Serialize>(answer: &T) -> Value {
+    serde_json::to_value(answer).unwrap_or(Value::Null)
+}
+
+/// The findings as JSON, each with the plain-words `meaning` of its rule.
+fn findings_json(findings: &[Finding]) -> Value {
+    findings
+        .iter()
+        .map(|f| {
+            let mut v = to_value(f);
+            v["meaning"] = f.rule.meaning().into();
+            v
+        })
+        .collect()
+}
+
+/// `3 (P3, P4)`, or `none`.
+fn findings_summary(findings: &[Finding]) -> String {
+    if findings.is_empty() {
+        return "none".to_string();
+    }
+    let rules: Vec<&str> = pinning::rules_of(findings)
+        .into_iter()
+        .map(|r| r.as_str())
+        .collect();
+    format!("{} ({})", findings.len(), rules.join(", "))
+}
+
+/// One indented line per finding: rule, meaning, pointer, excerpt (cleaned).
+fn findings_lines(findings: &[Finding]) -> String {
+    findings
+        .iter()
+        .map(|f| format!("    {}\n", output::clean(&pinning::describe(f))))
+        .collect()
+}
+
+/// The latest version's findings, under a tool's summary (nothing when clean).
+fn render_latest_findings(v: &EncodableVersion) -> String {
+    if v.findings.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\nfindings of {}: {}\n{}",
+        v.version,
+        findings_summary(&v.findings),
+        findings_lines(&v.findings)
+    )
 }
 
 fn or_dash(value: Option<&str>) -> String {
@@ -153,9 +223,11 @@ pub fn render_version(v: &EncodableVersion) -> String {
         ),
         ("published", v.published_at.clone()),
         ("downloads", v.downloads.to_string()),
+        ("findings", findings_summary(&v.findings)),
     ] {
         out.push_str(&format!("  {label:<10} {value}\n"));
     }
+    out.push_str(&findings_lines(&v.findings));
     out
 }
 
@@ -202,5 +274,44 @@ mod tests {
             text.contains("tier       trusted") && text.contains("status     yanked"),
             "{text}"
         );
+        assert!(text.contains("findings   none"), "{text}");
+    }
+
+    #[test]
+    fn lists_findings_with_meaning_and_a_cleaned_excerpt() {
+        let mut v: EncodableVersion = serde_json::from_value(serde_json::json!({
+            "name": "issues", "version": "1.0.0", "sha256": "cd", "size": 10,
+            "format": "mcp", "execution": "schema", "yanked": false, "blocked": false,
+            "blocked_reason": null, "published_at": "2026-01-01T00:00:00.000000Z", "downloads": 0,
+            "publisher": {"login": "alice", "tier": "trusted"}, "manifest": {},
+            "definition_file": "tool.json", "definition": "", "readme": null, "log_index": 0,
+            "findings": [
+                {"rule": "P4", "severity": "flag", "pointer": "/description", "start": 5, "end": 11,
+                 "excerpt": "read ~/.ssh/id_rsa\u{1b}[2K now", "message": "a sensitive file"},
+                {"rule": "P3", "severity": "flag", "pointer": "/inputSchema/properties/a/description",
+                 "start": 0, "end": 8, "excerpt": "silently", "message": "concealment"}
+            ]
+        }))
+        .unwrap();
+        let text = render_version(&v);
+        assert!(text.contains("findings   2 (P3, P4)"), "{text}");
+        assert!(
+            text.contains(&format!(
+                "    P4 at /description: {} `read ~/.ssh/id_rsa now`",
+                toolreg_core::lint::Rule::P4.meaning()
+            )),
+            "{text}"
+        );
+        assert!(
+            text.contains("P3 at /inputSchema/properties/a/description"),
+            "{text}"
+        );
+        assert!(!text.contains('\u{1b}'), "{text:?}");
+        let json = findings_json(&v.findings);
+        assert_eq!(json[1]["rule"], "P3");
+        assert_eq!(json[1]["meaning"], toolreg_core::lint::Rule::P3.meaning());
+        assert!(render_latest_findings(&v).contains("findings of 1.0.0: 2 (P3, P4)"));
+        v.findings.clear();
+        assert_eq!(render_latest_findings(&v), "");
     }
 }

@@ -6,6 +6,14 @@
 //! drifted from the lock is reinstalled (repaired), and the definition
 //! fingerprint of each installed pin is recorded in the lock where it has
 //! none yet (never with `--locked`).
+//!
+//! Every pin fetched is held to the definition lint findings the registry
+//! holds for its version (asked after the download, before anything is
+//! unpacked; an intact installed pin needs no registry): each rule found
+//! must be accepted in toolreg.lock. Without `--locked`, rules the
+//! project's `[policy] accept_findings` accepts are recorded; otherwise
+//! (and always with `--locked`) the pin is refused, naming the version, the
+//! rules and how to accept them.
 
 use serde_json::json;
 
@@ -15,14 +23,17 @@ use crate::error::{Error, Result};
 use crate::install::{self, Outcome};
 use crate::lock::{self, Lockfile};
 use crate::output;
-use crate::pinning;
+use crate::pinning::{self, Change};
 use crate::project::Project;
 
 pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
     let mut project = Project::require(&ctx.cwd)?;
     let requirements = project.requirements()?;
     let policy = project.policy()?;
+    let acceptance = pinning::Acceptance::of(&project, false)?;
     let existing = Lockfile::load(&ctx.cwd)?;
+    // Pins resolved by this run had their findings checked then.
+    let mut checked: Vec<String> = Vec::new();
     let mut lock = if locked {
         let lock = existing.ok_or_else(|| Error::Lock {
             path: ctx.cwd.join(lock::FILE).display().to_string(),
@@ -39,8 +50,19 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
         let had_lock = existing.is_some();
         let mut lock = existing.unwrap_or_default();
         let client = ctx.client(Some(&project))?;
-        let changes = pinning::sync(&client, &requirements, &mut lock, policy.as_ref(), None)?;
+        let changes = pinning::sync(
+            &client,
+            &requirements,
+            &mut lock,
+            policy.as_ref(),
+            &acceptance,
+            None,
+        )?;
         for c in &changes {
+            match c {
+                Change::Added(t) | Change::Updated { to: t, .. } => checked.push(t.name.clone()),
+                Change::Removed(_) => {}
+            }
             if !ctx.json {
                 output::status(c.to_string());
             }
@@ -51,26 +73,37 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
         lock
     };
 
-    // The transparency log must vouch for every bundle fetched, before it is unpacked.
     let client = ctx.client(Some(&project))?;
+    let token_for = |registry: &str| {
+        ctx.settings(Some(&project))
+            .ok()
+            .filter(|s| s.registry == registry)
+            .and_then(|s| s.token)
+    };
+
+    // The transparency log must vouch for every bundle fetched, before it is unpacked.
     let mut log = crate::transparency::Session::new(&client, &project, &lock)?;
 
     let mut installed = Vec::new();
     let mut fresh = 0;
     let mut fingerprints = Vec::new();
+    let mut accepted = Vec::new();
     for tool in lock.tools() {
         if let Some(policy) = &policy {
             policy.check(&tool.name, &tool.version.to_string(), tool.execution)?;
         }
-        let token = ctx
-            .settings(Some(&project))
-            .ok()
-            .filter(|s| s.registry == tool.registry)
-            .and_then(|s| s.token);
         let done = install::install(&ctx.cwd, tool, || {
-            let download = Client::new(&tool.registry, token)?
-                .download(&tool.name, &tool.version.to_string())?;
+            let registry = Client::new(&tool.registry, token_for(&tool.registry))?;
+            let version = tool.version.to_string();
+            let download = registry.download(&tool.name, &version)?;
             log.verify_download(&client, tool, &download.bytes)?;
+            // Pins resolved by this run had their findings checked then.
+            if !checked.contains(&tool.name) {
+                let findings = pinning::registry_findings(&registry, &tool.name, &version)?;
+                if let Some(rules) = pinning::check_pin(tool, &findings, &acceptance, locked)? {
+                    accepted.push((tool.name.clone(), rules));
+                }
+            }
             Ok(download)
         })?;
         match done.outcome {
@@ -111,9 +144,26 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
             "definition": done.definition,
         }));
     }
-    // Pins locked before their first install get their fingerprint now.
+    // Pins locked before their first install get their fingerprint now, and
+    // findings the project's policy accepts are recorded.
     let mut recorded = false;
     if !locked {
+        for (name, rules) in accepted {
+            if let Some(mut t) = lock.get(&name).cloned() {
+                if !ctx.json {
+                    let ids: Vec<&str> = rules.iter().map(|r| r.as_str()).collect();
+                    output::status(format!(
+                        "accepting findings {} of {} {} ([policy] accept_findings)",
+                        ids.join(", "),
+                        t.name,
+                        t.version
+                    ));
+                }
+                t.accepted_findings = rules;
+                lock.upsert(t);
+                recorded = true;
+            }
+        }
         for (name, definition) in fingerprints {
             if let Some(mut t) = lock.get(&name).cloned() {
                 t.definition = Some(definition);

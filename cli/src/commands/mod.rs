@@ -114,9 +114,15 @@ pub fn run(cli: Cli) -> Result<i32> {
             search::run(&ctx, &query.join(" "), &filters)
         }
         Command::Info { spec } => info::run(&ctx, &spec.0, spec.1.as_ref()),
-        Command::Add { spec } => add::run(&ctx, &spec.0, spec.1.as_ref()),
+        Command::Add {
+            spec,
+            accept_findings,
+        } => add::run(&ctx, &spec.0, spec.1.as_ref(), accept_findings),
         Command::Install { locked } => install::run(&ctx, locked),
-        Command::Update { name } => update::run(&ctx, name.as_deref()),
+        Command::Update {
+            name,
+            accept_findings,
+        } => update::run(&ctx, name.as_deref(), accept_findings),
         Command::Export {
             format,
             protocol,

@@ -1,6 +1,8 @@
 //! `toolreg update [NAME]`: move pins to the newest version their
 //! requirement allows (skipping yanked and blocked versions, which the
 //! registry's resolve does), rewriting toolreg.lock. Nothing is installed.
+//! A flagged version is refused unless its findings are accepted
+//! (`--accept-findings` or `[policy] accept_findings`).
 
 use serde_json::json;
 
@@ -11,7 +13,7 @@ use crate::output;
 use crate::pinning::{self, Change};
 use crate::project::Project;
 
-pub fn run(ctx: &Context, name: Option<&str>) -> Result<i32> {
+pub fn run(ctx: &Context, name: Option<&str>, accept_findings: bool) -> Result<i32> {
     let mut project = Project::require(&ctx.cwd)?;
     let requirements = project.requirements()?;
     if let Some(n) = name {
@@ -30,6 +32,7 @@ pub fn run(ctx: &Context, name: Option<&str>) -> Result<i32> {
         &requirements,
         &mut lock,
         project.policy()?.as_ref(),
+        &pinning::Acceptance::of(&project, accept_findings)?,
         Some(&refresh),
     )?;
     let pins: Vec<_> = lock.tools().to_vec();

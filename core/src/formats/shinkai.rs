@@ -4,11 +4,9 @@
 //! Field mapping: the registry name comes from `id` (else from
 //! the display `name`), the call name is `id` or a slug of `name`, `name` is
 //! the title; `parameters`, `result` and `configurations` are JSON Schemas;
-//! `oauth[]` are the auth needs (a non-empty `clientSecret` is refused: it is
-//! a secret in the definition — the lint's `S1` reports the same, and every
-//! other credential in every format, as a block finding; this check stays so
-//! that loading alone refuses a client secret, as before); `tools[]` are
-//! dependencies. Every Shinkai
+//! `oauth[]` are the auth needs (a `clientSecret` holding a value is the
+//! lint's `S1` block finding, like every other credential in every format);
+//! `tools[]` are dependencies. Every Shinkai
 //! tool runs its code, so its execution kind is always `function`. Unknown
 //! keys (`runner`, `homePage`, `sql_tables`, `output_arg`, ...) are kept.
 
@@ -150,22 +148,17 @@ pub(crate) fn parse(text: &str, files: &ToolFiles, report: &mut Report) -> Optio
         draft.config_schema = Some(c);
     }
 
-    // OAuth: the definition must not carry secrets.
+    // OAuth: the auth needs. A client secret in them is the lint's S1.
     match doc.get("oauth") {
         None | Some(Value::Null) => {}
         Some(Value::Array(entries)) => {
             for (i, entry) in entries.iter().enumerate() {
                 if let Some(secret) = entry.get("clientSecret") {
-                    if secret.as_str().is_some_and(|s| !s.is_empty())
-                        || !(secret.is_string() || secret.is_null())
-                    {
-                        report.error(
-                            Problem::new(
-                                format!("oauth[{i}].clientSecret"),
-                                "is not empty: a client secret must never be published in a tool definition",
-                            )
-                            .with_fix("set it to \"\" and let each user configure their own secret (and rotate the leaked one)"),
-                        );
+                    if !(secret.is_string() || secret.is_null()) {
+                        report.error(Problem::new(
+                            format!("oauth[{i}].clientSecret"),
+                            format!("must be a string, not {}", validate::type_name(secret)),
+                        ));
                     }
                 }
                 draft.auth.push(entry.clone());

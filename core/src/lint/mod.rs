@@ -118,25 +118,26 @@ impl Rule {
         }
     }
 
-    /// What a hit of the rule means, in plain words (for people reading a
-    /// findings panel).
+    /// What a hit of the rule means, in plain words: one sentence for
+    /// people reading findings (the web findings panel, `toolreg info`,
+    /// refusals of `toolreg add`).
     pub fn meaning(self) -> &'static str {
         match self {
-            Rule::U1 => "hidden text in invisible Unicode tag characters",
-            Rule::U2 => "bidirectional control characters that reorder how text is shown",
-            Rule::U3 => "control characters (such as terminal escape sequences) that can hide text",
-            Rule::U4 => "zero-width or invisible characters",
-            Rule::U5 => "a name that mixes writing systems or uses look-alike characters",
-            Rule::S1 => "a live credential published in the definition",
-            Rule::P1 => "instruction tags addressed to the model",
-            Rule::P2 => "text that tries to override the agent's instructions",
-            Rule::P3 => "text that tells the model to hide something from the user",
-            Rule::P4 => "a reference to sensitive files such as keys or credentials",
-            Rule::P5 => "text that tries to take precedence over other tools",
-            Rule::P6 => "a description that names another tool (shadowing)",
-            Rule::P7 => "an address next to sending, uploading or forwarding (exfiltration)",
-            Rule::P8 => "a parameter name that reads like a sentence or a hidden channel",
-            Rule::P9 => "an encoded payload or code evaluation in prose",
+            Rule::U1 => "The text hides a message in invisible Unicode tag characters, which a model reads but a person does not see.",
+            Rule::U2 => "The text holds bidirectional control characters, which make it display in a different order than a model reads it.",
+            Rule::U3 => "The text holds control characters, such as terminal escape sequences, that can hide or rewrite what is shown.",
+            Rule::U4 => "The text holds zero-width or invisible characters, which can disguise words or names.",
+            Rule::U5 => "A name mixes writing systems or uses look-alike characters, so it can impersonate another name.",
+            Rule::S1 => "The definition contains what looks like a live credential, exposed to everyone who downloads it.",
+            Rule::P1 => "The text uses tags such as <IMPORTANT> or <SYSTEM> that address instructions to the model rather than describe the tool.",
+            Rule::P2 => "The text tries to override the agent's own instructions.",
+            Rule::P3 => "The text tells the model to hide something from the user.",
+            Rule::P4 => "The text mentions sensitive files, such as SSH keys, cloud credentials or agent configuration.",
+            Rule::P5 => "The text tries to make the model call this tool first or before other tools.",
+            Rule::P6 => "A description names another tool, which can change how the agent uses that tool (shadowing).",
+            Rule::P7 => "An address appears next to words like send, upload or forward, which can route data to someone else (exfiltration).",
+            Rule::P8 => "A parameter name reads like a sentence or a hidden channel, a place for the model to put data the user does not see.",
+            Rule::P9 => "The text carries an encoded payload or code evaluation, which a person cannot read at a glance.",
         }
     }
 }

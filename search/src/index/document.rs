@@ -1,12 +1,12 @@
 //! Document building: a [`SearchDoc`] as the tantivy document the schema
 //! indexes — the name three ways (exact, words, word prefixes), keywords as
-//! text and as exact facet values, description plus usage notes, the facet
-//! and sort fields, and the stored form hits are rendered from.
+//! text and as exact facet values, description plus usage notes, the facet,
+//! filter and sort fields, and the stored form hits are rendered from.
 
 use tantivy::TantivyDocument;
 
 use crate::schema::Fields;
-use crate::{SearchDoc, SearchError};
+use crate::{FindingsFilter, SearchDoc, SearchError};
 
 /// The tantivy document of `doc`.
 pub(super) fn build(f: &Fields, doc: &SearchDoc) -> Result<TantivyDocument, SearchError> {
@@ -39,6 +39,7 @@ pub(super) fn build(f: &Fields, doc: &SearchDoc) -> Result<TantivyDocument, Sear
     d.add_text(f.format, doc.format.as_str());
     d.add_text(f.execution, doc.execution.as_str());
     d.add_text(f.tier, doc.tier.as_str());
+    d.add_text(f.findings, FindingsFilter::of(doc.findings).as_str());
     d.add_u64(f.downloads, doc.downloads);
     d.add_i64(f.updated_at, doc.updated_at.timestamp_micros());
     // The stored form is what hits are rendered from. The notes (up to

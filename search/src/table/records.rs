@@ -124,6 +124,7 @@ impl Records {
         } else {
             None
         };
+        let findings = u32::try_from(r.varint()?).map_err(|_| bad("findings count"))?;
         Ok(Some(SearchDoc {
             name,
             version,
@@ -139,6 +140,7 @@ impl Records {
             updated_at,
             blocked: flags & BLOCKED != 0,
             blocked_reason,
+            findings,
         }))
     }
 
@@ -174,8 +176,8 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 
 /// Flags, name, format, execution, tier, downloads, seconds, nanoseconds,
 /// version, [title], description, keyword count and keywords, [license],
-/// [blocked reason]. A record without its description (too long) is the
-/// flags and the name only.
+/// [blocked reason], findings count. A record without its description (too
+/// long) is the flags and the name only.
 fn encode(doc: &SearchDoc, out: &mut Vec<u8>) {
     let inline = doc.description.len() <= INLINE_DESCRIPTION;
     let mut flags = 0;
@@ -216,6 +218,7 @@ fn encode(doc: &SearchDoc, out: &mut Vec<u8>) {
     if let Some(reason) = &doc.blocked_reason {
         put_str(out, reason);
     }
+    put_varint(out, u64::from(doc.findings));
 }
 
 struct Reader<'a>(&'a [u8]);
@@ -277,6 +280,7 @@ mod tests {
                 .unwrap_or_default(),
             blocked: true,
             blocked_reason: Some("malware".into()),
+            findings: 3,
         };
         for variant in 0..3 {
             if variant == 1 {
@@ -285,6 +289,7 @@ mod tests {
                 doc.blocked = false;
                 doc.blocked_reason = None;
                 doc.keywords.clear();
+                doc.findings = 0;
             }
             if variant == 2 {
                 doc.description = "x".repeat(INLINE_DESCRIPTION + 1);

@@ -20,6 +20,7 @@ use crate::views::SearchAnswer;
         ("format" = Option<String>, Query, description = "matimo, shinkai, mcp or prompt"),
         ("execution" = Option<String>, Query, description = "function, script, command, http, prompt or schema"),
         ("tier" = Option<String>, Query, description = "untrusted, verified or trusted (the publisher's tier)"),
+        ("findings" = Option<String>, Query, description = "none (the listed version carries no lint findings) or flagged (it carries at least one)"),
         ("sort" = Option<String>, Query, description = "relevance (default), downloads, recent or name"),
         ("page" = Option<u64>, Query, description = "1-based page (page × per_page at most 10000)"),
         ("per_page" = Option<u64>, Query, description = "1 to 100, default 20"),

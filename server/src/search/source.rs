@@ -1,7 +1,9 @@
 //! [`StoreSource`]: the [`SearchSource`] over the registry's database — the
 //! `changes` table as the change log, and per tool the latest version that is
 //! neither yanked nor quarantined (preferring one that is not blocked) as its
-//! [`SearchDoc`]; a tool with no such version is not indexed.
+//! [`SearchDoc`], with the number of lint findings that version carries (for
+//! the `findings=none|flagged` filter and the hits' `findings`); a tool with
+//! no such version is not indexed.
 
 use std::collections::HashMap;
 
@@ -67,6 +69,16 @@ struct Chosen {
     publisher_tier: Tier,
     blocked: bool,
     blocked_reason: Option<String>,
+    /// `version_contents.findings`: the lint findings as a JSON array.
+    findings: String,
+}
+
+/// How many findings the stored JSON array holds, read leniently (an odd
+/// row counts as clean rather than stopping the index from being built).
+fn findings_count(json: &str) -> u32 {
+    serde_json::from_str::<Vec<serde::de::IgnoredAny>>(json)
+        .map(|v| u32::try_from(v.len()).unwrap_or(u32::MAX))
+        .unwrap_or(0)
 }
 
 /// The version a tool is listed under: the highest SemVer that is neither
@@ -118,6 +130,7 @@ fn build_doc(tool: &ToolRow, v: Chosen) -> SearchDoc {
         updated_at: DateTime::<Utc>::from_naive_utc_and_offset(tool.updated_at, Utc),
         blocked: v.blocked,
         blocked_reason: v.blocked_reason,
+        findings: findings_count(&v.findings),
     }
 }
 
@@ -194,6 +207,7 @@ const CHOSEN_COLUMNS: (
     versions::publisher_tier,
     versions::blocked,
     versions::blocked_reason,
+    version_contents::findings,
 ) = (
     versions::version,
     versions::format,
@@ -203,6 +217,7 @@ const CHOSEN_COLUMNS: (
     versions::publisher_tier,
     versions::blocked,
     versions::blocked_reason,
+    version_contents::findings,
 );
 
 /// Every searchable tool's document in a few bulk queries (for `reindex`).
@@ -380,6 +395,13 @@ mod tests {
             None,
             "a quarantined version is not listed"
         );
+    }
+
+    #[test]
+    fn findings_are_counted_leniently() {
+        assert_eq!(findings_count("[]"), 0);
+        assert_eq!(findings_count(r#"[{"rule":"P4"},{"rule":"P3"}]"#), 2);
+        assert_eq!(findings_count("not json"), 0);
     }
 
     #[test]

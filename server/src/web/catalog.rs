@@ -4,6 +4,7 @@
 //! the search index's types; the store-backed implementation lives in
 //! `web::store_catalog`.
 
+use toolreg_core::lint::Finding;
 use toolreg_core::policy::{ExecutionKind, Tier};
 use toolreg_core::{Format, Tool};
 
@@ -52,6 +53,9 @@ pub struct CatalogQuery {
     pub format: Option<Format>,
     pub execution: Option<ExecutionKind>,
     pub tier: Option<Tier>,
+    /// `Some(true)`: only tools whose listed version carries lint findings;
+    /// `Some(false)`: only clean ones.
+    pub flagged: Option<bool>,
     pub sort: CatalogSort,
     /// 1-based.
     pub page: u32,
@@ -71,6 +75,8 @@ pub struct Hit {
     pub tier: Tier,
     pub downloads: u64,
     pub blocked: bool,
+    /// How many lint findings the listed version carries (0: clean).
+    pub findings: u32,
     /// The search module's highlighted name: text HTML-escaped, matches in `<mark>`.
     pub name_highlight: Option<String>,
     /// The search module's highlighted description snippet, same form.
@@ -144,6 +150,8 @@ pub struct VersionDetail {
     pub manifest: Tool,
     /// The README, rendered (empty without one).
     pub readme: SafeHtml,
+    /// What the definition lint flagged when the version was published.
+    pub findings: Vec<Finding>,
 }
 
 /// Where the web pages get their data. Implementations are synchronous (the

@@ -42,6 +42,19 @@ pub fn parse(query_string: &str) -> AppResult<CatalogQuery> {
             "format" => q.format = parse_opt::<Format>("format", value)?,
             "execution" => q.execution = parse_opt::<ExecutionKind>("execution", value)?,
             "tier" => q.tier = parse_opt::<Tier>("tier", value)?,
+            "findings" => {
+                q.flagged = match value {
+                    "" => None,
+                    "none" => Some(false),
+                    "flagged" => Some(true),
+                    other => {
+                        return Err(bad_request(format!(
+                            "findings: unknown value `{}` (expected none or flagged)",
+                            other.chars().take(40).collect::<String>()
+                        )))
+                    }
+                }
+            }
             "sort" => {
                 q.sort = match value {
                     "" | "relevance" => CatalogSort::Relevance,
@@ -117,6 +130,9 @@ pub fn to_query_string(query: &CatalogQuery, page: u32) -> String {
     if let Some(t) = query.tier {
         out.append_pair("tier", t.as_str());
     }
+    if let Some(flagged) = query.flagged {
+        out.append_pair("findings", if flagged { "flagged" } else { "none" });
+    }
     if query.sort != CatalogSort::Relevance {
         out.append_pair("sort", query.sort.as_str());
     }
@@ -173,6 +189,7 @@ mod tests {
         for (qs, field) in [
             ("execution=teleport", "execution:"),
             ("tier=godlike", "tier:"),
+            ("findings=some", "findings:"),
             ("format=xml", "format:"),
             ("sort=random", "sort:"),
             ("page=0", "page:"),
@@ -188,8 +205,13 @@ mod tests {
 
     #[test]
     fn urls_round_trip_and_drop_defaults() {
-        let q = parse("q=a%26b&tier=trusted&sort=recent").unwrap();
-        assert_eq!(url(&q, 1), "/?q=a%26b&tier=trusted&sort=recent");
+        let q = parse("q=a%26b&tier=trusted&findings=flagged&sort=recent").unwrap();
+        assert_eq!(q.flagged, Some(true));
+        assert_eq!(
+            url(&q, 1),
+            "/?q=a%26b&tier=trusted&findings=flagged&sort=recent"
+        );
+        assert_eq!(parse("findings=none").unwrap().flagged, Some(false));
         assert_eq!(
             parse(&to_query_string(&q, 2)).unwrap(),
             CatalogQuery {

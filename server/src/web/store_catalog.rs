@@ -4,7 +4,7 @@
 
 use toolreg_core::policy::{ExecutionKind, Tier};
 use toolreg_core::Tool;
-use toolreg_search::{SearchParams, SearchSort};
+use toolreg_search::{FindingsFilter, SearchParams, SearchSort};
 
 use super::catalog::{
     Catalog, CatalogFacets, CatalogQuery, CatalogSort, Hit, Publisher, SearchPage, ToolSummary,
@@ -78,6 +78,12 @@ impl Catalog for AppState {
             ))
         })?;
         manifest.original = content.definition.into_bytes();
+        let findings = serde_json::from_str(&content.findings).map_err(|e| {
+            internal(format!(
+                "stored lint findings of {} {} are not JSON: {e}",
+                tool.name, v.version
+            ))
+        })?;
         let row = VersionListRow {
             version: parse_version(&v.version)?,
             sha256: v.sha256,
@@ -103,6 +109,7 @@ impl Catalog for AppState {
             },
             manifest,
             readme: readme_html(content.readme_html, content.readme.as_deref()),
+            findings,
         }))
     }
 
@@ -148,6 +155,13 @@ fn search_params(q: &CatalogQuery) -> SearchParams {
         format: q.format,
         execution: q.execution,
         tier: q.tier,
+        findings: q.flagged.map(|f| {
+            if f {
+                FindingsFilter::Flagged
+            } else {
+                FindingsFilter::None
+            }
+        }),
         sort: match q.sort {
             CatalogSort::Relevance => SearchSort::Relevance,
             CatalogSort::Downloads => SearchSort::Downloads,
@@ -175,6 +189,7 @@ fn search_page(r: SearchAnswer) -> SearchPage {
                 tier: h.tier,
                 downloads: h.downloads,
                 blocked: h.blocked,
+                findings: h.findings,
                 name_highlight: Some(h.highlights.name),
                 description_highlight: Some(h.highlights.description),
             })

@@ -39,6 +39,7 @@ impl Catalog for Fixture {
                     tier: d[0].publisher.tier,
                     downloads: s.downloads,
                     blocked: false,
+                    findings: 0,
                     name_highlight: None,
                     description_highlight: (!query.q.is_empty()).then(|| {
                         format!(
@@ -117,6 +118,7 @@ fn tool(
         },
         manifest,
         readme: readme.map(crate::web::html::markdown).unwrap_or_default(),
+        findings: Vec::new(),
     };
     detail.manifest.original = br#"{"name": "<script>alert(1)</script>"}"#.to_vec();
     let summary = ToolSummary {

@@ -144,6 +144,22 @@ fn filters(q: &CatalogQuery, facets: &CatalogFacets) -> Vec<Filter> {
             q.tier.map(Tier::as_str),
             &facets.tier,
         ),
+        Filter {
+            name: "findings",
+            label: "Lint findings",
+            options: [
+                ("", "Any", q.flagged.is_none()),
+                ("none", "None (clean)", q.flagged == Some(false)),
+                ("flagged", "Flagged", q.flagged == Some(true)),
+            ]
+            .into_iter()
+            .map(|(value, label, selected)| FilterOption {
+                value: value.to_string(),
+                label: label.to_string(),
+                selected,
+            })
+            .collect(),
+        },
         select(
             "format",
             "Format",

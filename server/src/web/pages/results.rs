@@ -36,6 +36,8 @@ pub struct HitView {
     pub tier: &'static str,
     pub execution: &'static str,
     pub blocked: bool,
+    /// `flagged: 2 lint findings` when the listed version carries findings.
+    pub flagged: Option<String>,
     pub license: String,
     pub downloads: String,
 }
@@ -47,6 +49,7 @@ pub(super) fn has_filters(q: &CatalogQuery) -> bool {
         || q.format.is_some()
         || q.execution.is_some()
         || q.tier.is_some()
+        || q.flagged.is_some()
 }
 
 impl ResultsView {
@@ -119,6 +122,13 @@ impl HitView {
             tier: hit.tier.as_str(),
             execution: hit.execution.as_str(),
             blocked: hit.blocked,
+            flagged: (hit.findings > 0).then(|| {
+                format!(
+                    "{} lint {}",
+                    hit.findings,
+                    plural(u64::from(hit.findings), "finding", "findings")
+                )
+            }),
             license: license_label(hit.license.as_deref()),
             downloads: downloads_label(hit.downloads),
         }

@@ -4,12 +4,13 @@
 //! version of the tool.
 
 use askama::Template;
+use toolreg_core::lint::Finding;
 use toolreg_core::policy::Tier;
 
 use super::version::{
     execution_detail, exports, format_exports, pin_snippet, ExportView, FormatExport,
 };
-use super::{date_only, downloads_label, license_label, size_label, tool_url, version_url};
+use super::{date_only, downloads_label, license_label, plural, size_label, tool_url, version_url};
 use crate::controllers::contents_servable;
 use crate::web::assets::{Assets, ASSETS};
 use crate::web::catalog::{CatalogQuery, Publisher, ToolSummary, VersionDetail};
@@ -75,6 +76,10 @@ pub struct ToolView {
     pub keywords: Vec<Link>,
     pub links: Vec<Link>,
     pub authors: Vec<String>,
+    /// The definition lint's findings on this version (empty when clean).
+    pub findings: Vec<FindingView>,
+    /// `2 lint findings (P3, P4)`, for the badge's title; empty when clean.
+    pub findings_summary: String,
 }
 
 pub struct VersionLine {
@@ -93,6 +98,36 @@ pub struct VersionLine {
 pub struct Link {
     pub label: String,
     pub url: String,
+}
+
+/// One lint finding in the findings panel (every field is escaped by the
+/// template).
+pub struct FindingView {
+    pub rule: &'static str,
+    /// What the rule means, in one plain sentence.
+    pub meaning: &'static str,
+    /// What was found.
+    pub message: String,
+    /// Where: an RFC 6901 pointer into the definition (`/` for the root).
+    pub pointer: String,
+    /// The hit in context, invisible characters as `\u{…}` escapes.
+    pub excerpt: String,
+}
+
+impl FindingView {
+    fn new(f: &Finding) -> Self {
+        FindingView {
+            rule: f.rule.as_str(),
+            meaning: f.rule.meaning(),
+            message: f.message.clone(),
+            pointer: if f.pointer.is_empty() {
+                "/".to_string()
+            } else {
+                f.pointer.clone()
+            },
+            excerpt: f.excerpt.clone(),
+        }
+    }
 }
 
 impl ToolPage {
@@ -185,7 +220,23 @@ impl ToolView {
         } else {
             tool.description.clone()
         };
+        let findings: Vec<FindingView> = detail.findings.iter().map(FindingView::new).collect();
+        let findings_summary = if findings.is_empty() {
+            String::new()
+        } else {
+            let mut rules: Vec<&str> = findings.iter().map(|f| f.rule).collect();
+            rules.sort_unstable();
+            rules.dedup();
+            format!(
+                "{} lint {} ({})",
+                findings.len(),
+                plural(findings.len() as u64, "finding", "findings"),
+                rules.join(", ")
+            )
+        };
         ToolView {
+            findings,
+            findings_summary,
             meta_description: description.chars().take(160).collect(),
             title: tool.title.clone().filter(|t| !t.is_empty() && *t != name),
             description,
