@@ -45,6 +45,10 @@ pub struct SearchHit {
     /// clean; more: flagged).
     #[serde(default)]
     pub findings: u32,
+    /// The listed version was published through trusted publishing and
+    /// carries the provenance of the CI run that built it.
+    #[serde(default)]
+    pub provenance: bool,
     pub highlights: SearchHighlights,
 }
 

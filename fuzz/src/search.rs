@@ -55,6 +55,7 @@ fn doc(
         blocked: false,
         blocked_reason: None,
         findings: 0,
+        provenance: false,
     }
 }
 

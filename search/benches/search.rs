@@ -75,6 +75,7 @@ fn documents(tools: &[Tool]) -> Vec<SearchDoc> {
             blocked: false,
             blocked_reason: None,
             findings: 0,
+            provenance: false,
         })
         .collect();
     docs.sort_by(|a, b| a.name.cmp(&b.name));

@@ -35,6 +35,10 @@ pub struct SearchDoc {
     /// clean; more: flagged).
     #[serde(default)]
     pub findings: u32,
+    /// The indexed version came from trusted publishing (it records its CI
+    /// run's provenance).
+    #[serde(default)]
+    pub provenance: bool,
 }
 
 impl SearchDoc {
@@ -58,6 +62,7 @@ impl SearchDoc {
             blocked: false,
             blocked_reason: None,
             findings: 0,
+            provenance: false,
         }
     }
 }

@@ -107,6 +107,7 @@ pub struct SearchRequest {
     pub execution: Option<String>,
     pub tier: Option<String>,
     pub findings: Option<String>,
+    pub provenance: Option<String>,
     pub sort: Option<String>,
     pub page: Option<String>,
     pub per_page: Option<String>,
@@ -126,6 +127,9 @@ pub struct SearchParams {
     pub tier: Option<Tier>,
     /// Only tools whose listed version is clean, or flagged.
     pub findings: Option<FindingsFilter>,
+    /// Only tools whose listed version has (`true`) or lacks (`false`) CI
+    /// provenance from trusted publishing.
+    pub provenance: Option<bool>,
     pub sort: SearchSort,
     /// 1-based page number.
     pub page: usize,
@@ -142,6 +146,7 @@ impl Default for SearchParams {
             execution: None,
             tier: None,
             findings: None,
+            provenance: None,
             sort: SearchSort::Relevance,
             page: 1,
             per_page: DEFAULT_PER_PAGE,
@@ -167,6 +172,7 @@ impl SearchParams {
             && self.execution.is_none()
             && self.tier.is_none()
             && self.findings.is_none()
+            && self.provenance.is_none()
     }
 
     /// Checks every limit; used by [`SearchRequest::parse`] and by
@@ -286,6 +292,17 @@ impl SearchRequest {
             None => None,
             Some(v) => Some(v.parse::<FindingsFilter>()?),
         };
+        let provenance = match present(&self.provenance) {
+            None => None,
+            Some("true") => Some(true),
+            Some("false") => Some(false),
+            Some(other) => {
+                return Err(SearchError::bad(
+                    "provenance",
+                    format!("unknown value `{}`; use true or false", clip(other)),
+                ))
+            }
+        };
         let sort = match present(&self.sort) {
             None => SearchSort::Relevance,
             Some(v) => v.parse()?,
@@ -298,6 +315,7 @@ impl SearchRequest {
             execution,
             tier,
             findings,
+            provenance,
             sort,
             page: number("page", &self.page, 1)?,
             per_page: number("per_page", &self.per_page, DEFAULT_PER_PAGE)?,
@@ -323,6 +341,7 @@ mod tests {
                 "execution" => q.execution = v,
                 "tier" => q.tier = v,
                 "findings" => q.findings = v,
+                "provenance" => q.provenance = v,
                 "sort" => q.sort = v,
                 "page" => q.page = v,
                 "per_page" => q.per_page = v,
@@ -360,6 +379,7 @@ mod tests {
         assert!(err(&[("execution", "binary")]).starts_with("execution:"));
         assert!(err(&[("tier", "gold")]).starts_with("tier:"));
         assert!(err(&[("findings", "some")]).starts_with("findings:"));
+        assert!(err(&[("provenance", "yes")]).starts_with("provenance:"));
         assert!(err(&[("findings", "Flagged")]).contains("use none or flagged"));
         assert!(err(&[("format", "openapi")]).starts_with("format:"));
         assert!(err(&[("q", &"x".repeat(513))]).starts_with("q:"));

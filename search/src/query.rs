@@ -208,6 +208,9 @@ pub(crate) fn build(
     if let Some(v) = params.findings {
         clauses.push(filter(f.findings, v.as_str()));
     }
+    if let Some(v) = params.provenance {
+        clauses.push(filter(f.provenance, if v { "true" } else { "false" }));
+    }
     if clauses.len() == 1 {
         return clauses
             .pop()

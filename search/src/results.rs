@@ -28,6 +28,7 @@ pub(crate) fn hit(doc: SearchDoc, highlights: SearchHighlights) -> SearchHit {
         blocked: doc.blocked,
         blocked_reason: doc.blocked_reason,
         findings: doc.findings,
+        provenance: doc.provenance,
         highlights,
     }
 }
@@ -94,6 +95,7 @@ mod tests {
             blocked: false,
             blocked_reason: None,
             findings: 0,
+            provenance: false,
         }
     }
 

@@ -23,8 +23,9 @@ pub(crate) const PREFIX_MAX: usize = 20;
 /// Bump when the schema, the analysis or the stored form changes: an index
 /// written by another schema version is rebuilt at open. (2: stored
 /// documents without their usage notes; 3: the findings filter field and
-/// the findings count in stored documents.)
-pub(crate) const SCHEMA_VERSION: u32 = 3;
+/// the findings count in stored documents; 4: the provenance filter field and
+/// flag.)
+pub(crate) const SCHEMA_VERSION: u32 = 4;
 
 /// The fields of the index.
 #[derive(Debug, Clone, Copy)]
@@ -51,6 +52,8 @@ pub(crate) struct Fields {
     pub tier: Field,
     /// `none` or `flagged`: whether the version carries lint findings.
     pub findings: Field,
+    /// `true` or `false`: whether the version carries CI provenance.
+    pub provenance: Field,
     pub downloads: Field,
     /// Microseconds since the Unix epoch.
     pub updated_at: Field,
@@ -83,6 +86,7 @@ pub(crate) fn build() -> (Schema, Fields) {
         execution: b.add_text_field("execution", STRING | FAST),
         tier: b.add_text_field("tier", STRING | FAST),
         findings: b.add_text_field("findings", STRING),
+        provenance: b.add_text_field("provenance", STRING),
         downloads: b.add_u64_field("downloads", FAST),
         updated_at: b.add_i64_field("updated_at", FAST),
         stored: b.add_text_field("doc", STORED),

@@ -129,6 +129,7 @@ fn synthetic(name: &str, description: &str, keywords: &[&str]) -> SearchDoc {
         blocked: false,
         blocked_reason: None,
         findings: 0,
+        provenance: false,
     }
 }
 

@@ -34,6 +34,17 @@ async fn start(backend: Backend) -> Option<Ci> {
     Some(Ci { app, issuer })
 }
 
+/// [`start`], with the search index running.
+async fn start_with_search(backend: Backend) -> Option<Ci> {
+    let issuer = Issuer::start();
+    let app = TestApp::builder(backend)
+        .with_trusted_issuer(&issuer.url)
+        .with_search()
+        .start()
+        .await?;
+    Some(Ci { app, issuer })
+}
+
 const REPO: &str = "acme/tools";
 const WORKFLOW: &str = "release.yml";
 
@@ -442,6 +453,97 @@ async fn only_owners_set_trusted_publishers(ci: Ci) {
     let (status, _) = add_publisher(&ci, &alice, "no-such-tool", body).await;
     assert_eq!(status, 404);
 }
+
+/// Search filters on provenance and the version page shows it; links are
+/// made only for GitHub's and GitLab's issuers, so this local issuer's
+/// claims are shown as text.
+async fn provenance_is_searchable_and_shown(ci: Ci) {
+    let alice = setup(&ci).await;
+    ci.app
+        .publish_ok(&alice, BundleBuilder::http("by-hand", "1.0.0").pack())
+        .await;
+    let exchanged = exchange_ok(&ci, &ci.issuer.github_claims(REPO, WORKFLOW)).await;
+    let token = exchanged["token"].as_str().expect("token").to_string();
+    ci.app
+        .publish_ok(&token, BundleBuilder::http("ci-tool", "1.1.0").pack())
+        .await;
+    let search = |query: &'static str| {
+        let app = &ci.app;
+        async move {
+            let (status, body) = read_json(app.get(&format!("/api/v1/search?{query}")).await).await;
+            assert_eq!(status, 200, "{body}");
+            body
+        }
+    };
+    let start = std::time::Instant::now();
+    loop {
+        let all = search("sort=name").await;
+        let ci_hit = all["hits"]
+            .as_array()
+            .and_then(|h| h.iter().find(|h| h["name"] == "ci-tool").cloned());
+        if ci_hit.as_ref().is_some_and(|h| h["version"] == "1.1.0") && all["total"] == 2 {
+            assert_eq!(ci_hit.unwrap()["provenance"], true);
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "never indexed: {all}"
+        );
+        actix_web::rt::time::sleep(Duration::from_millis(20)).await;
+    }
+    let names = |body: &Value| -> Vec<String> {
+        body["hits"]
+            .as_array()
+            .expect("hits")
+            .iter()
+            .map(|h| h["name"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    assert_eq!(names(&search("provenance=true").await), ["ci-tool"]);
+    assert_eq!(names(&search("provenance=false").await), ["by-hand"]);
+    let bad = problem(
+        ci.app.get("/api/v1/search?provenance=yes").await,
+        400,
+        "bad-request",
+    )
+    .await;
+    assert!(bad["detail"]
+        .as_str()
+        .unwrap_or_default()
+        .starts_with("provenance"));
+
+    let page = ci
+        .app
+        .get("/tools/ci-tool/1.1.0")
+        .await
+        .text()
+        .await
+        .expect("page");
+    assert!(page.contains("Provenance"), "{page}");
+    for needle in [
+        REPO,
+        WORKFLOW,
+        "refs/tags/v1.1.0",
+        "4242",
+        "/api/v1/tools/ci-tool/1.1.0/attestation",
+    ] {
+        assert!(page.contains(needle), "the page lacks {needle}");
+    }
+    assert!(
+        !page.contains("https://github.com/acme"),
+        "a local issuer's claims are not linked"
+    );
+    let old = ci
+        .app
+        .get("/tools/ci-tool/1.0.0")
+        .await
+        .text()
+        .await
+        .expect("page");
+    assert!(!old.contains("Provenance"));
+}
+
+both_backends!(async start_with_search => provenance_is_searchable_and_shown);
 
 both_backends!(async start =>
     happy_path_records_provenance_and_signs_it,

@@ -33,6 +33,8 @@ const BLOCKED: u8 = 4;
 const HAS_BLOCKED_REASON: u8 = 8;
 /// The description is in the record (else: read it from the doc store).
 const INLINE: u8 = 16;
+/// The version carries CI provenance (trusted publishing).
+const PROVENANCE: u8 = 32;
 
 impl Records {
     pub(crate) fn build(segment: &SegmentReader, fields: &Fields) -> Result<Self, SearchError> {
@@ -141,6 +143,7 @@ impl Records {
             blocked: flags & BLOCKED != 0,
             blocked_reason,
             findings,
+            provenance: flags & PROVENANCE != 0,
         }))
     }
 
@@ -186,6 +189,7 @@ fn encode(doc: &SearchDoc, out: &mut Vec<u8>) {
         (doc.license.is_some(), HAS_LICENSE),
         (doc.blocked, BLOCKED),
         (doc.blocked_reason.is_some(), HAS_BLOCKED_REASON),
+        (doc.provenance, PROVENANCE),
         (inline, INLINE),
     ] {
         if on {
@@ -281,6 +285,7 @@ mod tests {
             blocked: true,
             blocked_reason: Some("malware".into()),
             findings: 3,
+            provenance: true,
         };
         for variant in 0..3 {
             if variant == 1 {
@@ -290,6 +295,7 @@ mod tests {
                 doc.blocked_reason = None;
                 doc.keywords.clear();
                 doc.findings = 0;
+                doc.provenance = false;
             }
             if variant == 2 {
                 doc.description = "x".repeat(INLINE_DESCRIPTION + 1);

@@ -36,6 +36,7 @@ fn doc(name: &str, description: &str) -> SearchDoc {
         blocked: false,
         blocked_reason: None,
         findings: 0,
+        provenance: false,
     }
 }
 

@@ -71,6 +71,8 @@ struct Chosen {
     blocked_reason: Option<String>,
     /// `version_contents.findings`: the lint findings as a JSON array.
     findings: String,
+    /// `versions.provenance`: set when trusted publishing published it.
+    provenance: Option<String>,
 }
 
 /// How many findings the stored JSON array holds, read leniently (an odd
@@ -131,6 +133,7 @@ fn build_doc(tool: &ToolRow, v: Chosen) -> SearchDoc {
         blocked: v.blocked,
         blocked_reason: v.blocked_reason,
         findings: findings_count(&v.findings),
+        provenance: v.provenance.is_some(),
     }
 }
 
@@ -208,6 +211,7 @@ const CHOSEN_COLUMNS: (
     versions::blocked,
     versions::blocked_reason,
     version_contents::findings,
+    versions::provenance,
 ) = (
     versions::version,
     versions::format,
@@ -218,6 +222,7 @@ const CHOSEN_COLUMNS: (
     versions::blocked,
     versions::blocked_reason,
     version_contents::findings,
+    versions::provenance,
 );
 
 /// Every searchable tool's document in a few bulk queries (for `reindex`).

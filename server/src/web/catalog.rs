@@ -152,6 +152,8 @@ pub struct VersionDetail {
     pub readme: SafeHtml,
     /// What the definition lint flagged when the version was published.
     pub findings: Vec<Finding>,
+    /// The CI run that published it (trusted publishing), if one did.
+    pub provenance: Option<toolreg_api::Provenance>,
 }
 
 /// Where the web pages get their data. Implementations are synchronous (the

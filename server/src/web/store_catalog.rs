@@ -110,6 +110,8 @@ impl Catalog for AppState {
             manifest,
             readme: readme_html(content.readme_html, content.readme.as_deref()),
             findings,
+            provenance: VersionRow::provenance(conn, v.id)?
+                .and_then(|p| serde_json::from_str(&p).ok()),
         }))
     }
 
@@ -162,6 +164,8 @@ fn search_params(q: &CatalogQuery) -> SearchParams {
                 FindingsFilter::None
             }
         }),
+        // The web form has no provenance filter; the API has.
+        provenance: None,
         sort: match q.sort {
             CatalogSort::Relevance => SearchSort::Relevance,
             CatalogSort::Downloads => SearchSort::Downloads,

@@ -119,6 +119,7 @@ fn tool(
         manifest,
         readme: readme.map(crate::web::html::markdown).unwrap_or_default(),
         findings: Vec::new(),
+        provenance: None,
     };
     detail.manifest.original = br#"{"name": "<script>alert(1)</script>"}"#.to_vec();
     let summary = ToolSummary {

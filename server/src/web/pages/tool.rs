@@ -27,6 +27,9 @@ pub struct ToolPage {
 }
 
 pub struct ToolView {
+    /// The CI run that published this version, with links where the
+    /// issuer is GitHub Actions or GitLab.com.
+    pub provenance: Option<ProvenanceView>,
     pub name: String,
     pub version: String,
     pub version_is_stable: bool,
@@ -80,6 +83,57 @@ pub struct ToolView {
     pub findings: Vec<FindingView>,
     /// `2 lint findings (P3, P4)`, for the badge's title; empty when clean.
     pub findings_summary: String,
+}
+
+/// A version's provenance as the page shows it.
+pub struct ProvenanceView {
+    pub issuer: String,
+    pub repository: String,
+    pub workflow: String,
+    pub git_ref: String,
+    pub sha: String,
+    pub run_id: String,
+    pub repository_url: Option<String>,
+    pub commit_url: Option<String>,
+    pub run_url: Option<String>,
+}
+
+impl ProvenanceView {
+    /// Links are built only for the two hosted issuers, and only from
+    /// values of the shapes they issue (path-safe repository, hex commit,
+    /// numeric run), so a claim can't point a link elsewhere.
+    fn of(p: &toolreg_api::Provenance) -> ProvenanceView {
+        let safe_repo = !p.repository.is_empty()
+            && !p.repository.contains("..")
+            && p.repository
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_' | '.'));
+        let safe_sha = !p.sha.is_empty() && p.sha.chars().all(|c| c.is_ascii_hexdigit());
+        let safe_run = !p.run_id.is_empty() && p.run_id.chars().all(|c| c.is_ascii_digit());
+        let (base, commit, run) = match p.issuer.as_str() {
+            crate::oidc::GITHUB_ISSUER => ("https://github.com", "commit", "actions/runs"),
+            crate::oidc::GITLAB_ISSUER => ("https://gitlab.com", "-/commit", "-/pipelines"),
+            _ => ("", "", ""),
+        };
+        let repo_url = (!base.is_empty() && safe_repo).then(|| format!("{base}/{}", p.repository));
+        ProvenanceView {
+            issuer: p.issuer.clone(),
+            repository: p.repository.clone(),
+            workflow: p.workflow.clone(),
+            git_ref: p.git_ref.clone(),
+            sha: p.sha.clone(),
+            run_id: p.run_id.clone(),
+            commit_url: repo_url
+                .as_ref()
+                .filter(|_| safe_sha)
+                .map(|r| format!("{r}/{commit}/{}", p.sha)),
+            run_url: repo_url
+                .as_ref()
+                .filter(|_| safe_run)
+                .map(|r| format!("{r}/{run}/{}", p.run_id)),
+            repository_url: repo_url,
+        }
+    }
 }
 
 pub struct VersionLine {
@@ -235,6 +289,7 @@ impl ToolView {
             )
         };
         ToolView {
+            provenance: detail.provenance.as_ref().map(ProvenanceView::of),
             findings,
             findings_summary,
             meta_description: description.chars().take(160).collect(),
@@ -304,5 +359,64 @@ impl ToolView {
             name,
             version,
         }
+    }
+}
+
+#[cfg(test)]
+mod provenance_tests {
+    use super::ProvenanceView;
+
+    fn provenance(issuer: &str, repository: &str, sha: &str, run: &str) -> toolreg_api::Provenance {
+        toolreg_api::Provenance {
+            issuer: issuer.into(),
+            repository: repository.into(),
+            workflow: "release.yml".into(),
+            git_ref: "refs/tags/v1".into(),
+            sha: sha.into(),
+            run_id: run.into(),
+        }
+    }
+
+    #[test]
+    fn hosted_issuers_get_links_built_from_safe_values_only() {
+        let gh = ProvenanceView::of(&provenance(
+            crate::oidc::GITHUB_ISSUER,
+            "acme/tools",
+            "abc123",
+            "42",
+        ));
+        assert_eq!(
+            gh.repository_url.as_deref(),
+            Some("https://github.com/acme/tools")
+        );
+        assert_eq!(
+            gh.commit_url.as_deref(),
+            Some("https://github.com/acme/tools/commit/abc123")
+        );
+        assert_eq!(
+            gh.run_url.as_deref(),
+            Some("https://github.com/acme/tools/actions/runs/42")
+        );
+        let gl = ProvenanceView::of(&provenance(crate::oidc::GITLAB_ISSUER, "g/p", "abc", "7"));
+        assert_eq!(
+            gl.run_url.as_deref(),
+            Some("https://gitlab.com/g/p/-/pipelines/7")
+        );
+        assert_eq!(
+            gl.commit_url.as_deref(),
+            Some("https://gitlab.com/g/p/-/commit/abc")
+        );
+        let odd = ProvenanceView::of(&provenance(
+            crate::oidc::GITHUB_ISSUER,
+            "a/../evil?x",
+            "zz",
+            "1 2",
+        ));
+        assert_eq!(
+            (odd.repository_url, odd.commit_url, odd.run_url),
+            (None, None, None)
+        );
+        let elsewhere = ProvenanceView::of(&provenance("https://ci.example", "a/b", "ab", "1"));
+        assert_eq!(elsewhere.repository_url, None);
     }
 }
