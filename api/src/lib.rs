@@ -173,6 +173,11 @@ pub struct EncodableVersion {
     pub name: String,
     pub version: String,
     pub sha256: String,
+    /// The definition fingerprint: `sha256:` + the SHA-256 of the RFC 8785
+    /// (JCS) form of the version's MCP export (null only for a version
+    /// published before fingerprints were stored, until the server fills it).
+    #[serde(default)]
+    pub definition_sha256: Option<String>,
     pub size: i64,
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub format: Format,

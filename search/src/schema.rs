@@ -22,8 +22,8 @@ pub(crate) const PREFIX_MAX: usize = 20;
 
 /// Bump when the schema, the analysis or the stored form changes: an index
 /// written by another schema version is rebuilt at open. (2: stored
-/// documents without their usage notes.)
-pub(crate) const SCHEMA_VERSION: u32 = 2;
+/// documents without their usage notes; 3: with the definition fingerprint.)
+pub(crate) const SCHEMA_VERSION: u32 = 3;
 
 /// The fields of the index.
 #[derive(Debug, Clone, Copy)]

@@ -66,6 +66,9 @@ diesel::table! {
         published_at -> Timestamp,
         /// The manifest's listing fields as JSON (`models::version::ManifestSummary`).
         summary -> Text,
+        /// The definition fingerprint (`sha256:` + hex); NULL only until the
+        /// server's start-up fills in versions published before it was stored.
+        definition_sha256 -> Nullable<Text>,
     }
 }
 

@@ -116,6 +116,7 @@ pub fn render_version(v: &EncodableVersion) -> String {
     let mut out = format!("{} {}\n", v.name, v.version);
     for (label, value) in [
         ("sha256", v.sha256.clone()),
+        ("definition", or_dash(v.definition_sha256.as_deref())),
         ("size", v.size.to_string()),
         ("format", v.format.to_string()),
         ("execution", v.execution.to_string()),
@@ -176,5 +177,7 @@ mod tests {
             text.contains("tier       trusted") && text.contains("status     yanked"),
             "{text}"
         );
+        // A server from before fingerprints were stored sends none.
+        assert!(text.contains("definition -"), "{text}");
     }
 }

@@ -5,7 +5,8 @@
 //! are refused with the registry's reason. An installed pin whose files
 //! drifted from the lock is reinstalled (repaired), and the definition
 //! fingerprint of each installed pin is recorded in the lock where it has
-//! none yet (never with `--locked`).
+//! none yet (never with `--locked`), after checking it is the one the
+//! registry recorded for the version.
 
 use serde_json::json;
 
@@ -68,9 +69,14 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
             .filter(|s| s.registry == tool.registry)
             .and_then(|s| s.token);
         let done = install::install(&ctx.cwd, tool, || {
-            let download = Client::new(&tool.registry, token)?
-                .download(&tool.name, &tool.version.to_string())?;
+            let registry = Client::new(&tool.registry, token)?;
+            let download = registry.download(&tool.name, &tool.version.to_string())?;
             log.verify_download(&client, tool, &download.bytes)?;
+            // A fingerprint pinned for the first time must be the one the
+            // registry recorded at publish.
+            if tool.definition.is_none() && !locked {
+                check_registry_fingerprint(&registry, tool, &download.bytes)?;
+            }
             Ok(download)
         })?;
         match done.outcome {
@@ -141,4 +147,28 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
         );
     }
     Ok(0)
+}
+
+/// Compare the definition fingerprint of a downloaded bundle with the one
+/// the registry recorded for the version (`definition_sha256`); a registry
+/// that records none (published before fingerprints were stored, or an
+/// older server) is not an error.
+fn check_registry_fingerprint(
+    registry: &Client,
+    tool: &crate::lock::LockedTool,
+    bundle: &[u8],
+) -> Result<()> {
+    let version = tool.version.to_string();
+    let Some(recorded) = registry.version(&tool.name, &version)?.definition_sha256 else {
+        return Ok(());
+    };
+    let what = format!("{} {}", tool.name, version);
+    let actual = install::bundle_fingerprint(&what, bundle)?;
+    if actual != recorded {
+        return Err(Error::Installed(format!(
+            "{what}: the registry records the definition fingerprint {}, but its bundle defines {actual}; nothing was installed",
+            output::clean(&recorded)
+        )));
+    }
+    Ok(())
 }

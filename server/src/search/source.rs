@@ -65,6 +65,7 @@ struct Chosen {
     publisher_tier: Tier,
     blocked: bool,
     blocked_reason: Option<String>,
+    definition_sha256: Option<String>,
 }
 
 /// The version a tool is listed under: the highest SemVer that is neither
@@ -99,6 +100,7 @@ fn build_doc(tool: &ToolRow, v: Chosen) -> SearchDoc {
     SearchDoc {
         name: tool.name.clone(),
         version: v.version,
+        definition_sha256: v.definition_sha256,
         title: manifest.title,
         description: manifest.description.unwrap_or_default(),
         notes: v
@@ -167,6 +169,7 @@ const CHOSEN_COLUMNS: (
     versions::publisher_tier,
     versions::blocked,
     versions::blocked_reason,
+    versions::definition_sha256,
 ) = (
     versions::version,
     versions::format,
@@ -176,6 +179,7 @@ const CHOSEN_COLUMNS: (
     versions::publisher_tier,
     versions::blocked,
     versions::blocked_reason,
+    versions::definition_sha256,
 );
 
 /// Every searchable tool's document in a few bulk queries (for `reindex`).

@@ -140,6 +140,8 @@ pub struct VersionDetail {
     pub manifest: Tool,
     /// The README, rendered (empty without one).
     pub readme: SafeHtml,
+    /// The stored definition fingerprint (`sha256:` + hex), if it has one.
+    pub definition_sha256: Option<String>,
 }
 
 /// Where the web pages get their data. Implementations are synchronous (the

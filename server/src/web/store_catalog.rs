@@ -74,6 +74,7 @@ impl Catalog for AppState {
             ))
         })?;
         manifest.original = content.definition.into_bytes();
+        let definition_sha256 = v.definition_sha256.clone();
         let row = VersionListRow {
             version: parse_version(&v.version)?,
             sha256: v.sha256,
@@ -96,6 +97,7 @@ impl Catalog for AppState {
             },
             manifest,
             readme: readme_html(content.readme_html, content.readme.as_deref()),
+            definition_sha256,
         }))
     }
 

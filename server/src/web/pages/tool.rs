@@ -51,6 +51,8 @@ pub struct ToolView {
     pub published_date: String,
     pub size: String,
     pub sha256: String,
+    /// The definition fingerprint (empty when the version has none stored).
+    pub definition_sha256: String,
     pub bundle_url: String,
     pub version_downloads: String,
     pub tool_downloads: String,
@@ -205,6 +207,7 @@ impl ToolView {
             published_date: date_only(&row.published_at),
             size: size_label(row.size),
             sha256: row.sha256.clone(),
+            definition_sha256: detail.definition_sha256.clone().unwrap_or_default(),
             bundle_url: format!("/api/v1/tools/{name}/{version}/download"),
             version_downloads: downloads_label(row.downloads),
             tool_downloads: format!("{} (all versions)", downloads_label(summary.downloads)),
