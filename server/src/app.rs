@@ -115,6 +115,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(controllers::tools::owners::list)
         .service(controllers::tools::owners::add)
         .service(controllers::tools::owners::remove)
+        .service(controllers::tools::diff::diff)
         .service(controllers::tools::metadata::show_tool)
         .service(controllers::tools::metadata::show_version)
         .service(controllers::tools::download::download)

@@ -7,5 +7,5 @@ pub use toolreg_api::{
     ChangesFollowed, ConsistencyProof, CreatedToken, EncodableProblem, EncodablePublisher,
     EncodableToken, EncodableTool, EncodableVersion, EncodableVersionSummary, Health,
     InclusionProof, Me, NewTokenRequest, Owners, OwnersChange, PublishedVersion, Resolved,
-    SearchAnswer, TokenList, YankState,
+    SearchAnswer, TokenList, VersionDiff, YankState,
 };

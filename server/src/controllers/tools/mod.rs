@@ -1,7 +1,8 @@
 //! Handlers under `/api/v1/tools`: publish, metadata, download, definition
-//! export, yank and owners.
+//! export, version diffs, yank and owners.
 
 pub mod definition;
+pub mod diff;
 pub mod download;
 pub mod metadata;
 pub mod owners;
