@@ -12,7 +12,7 @@ use reqwest::Method;
 use serde::de::DeserializeOwned;
 use toolreg_api::{
     EncodableTool, EncodableVersion, Me, Owners, OwnersChange, ProblemBody, PublishedVersion,
-    Resolved, SearchAnswer, YankState,
+    Resolved, SearchAnswer, VersionDiff, YankState,
 };
 
 use crate::error::{ApiError, Error, Result};
@@ -163,6 +163,15 @@ impl Client {
             &format!("looking up {name} {version}"),
             &format!("/api/v1/tools/{}/{}", seg(name), seg(version)),
             &[],
+        )
+    }
+
+    /// What changed in the definition from version `from` to `to`.
+    pub fn diff(&self, name: &str, from: &str, to: &str) -> Result<VersionDiff> {
+        self.get_json(
+            &format!("comparing {name} {from} with {to}"),
+            &format!("/api/v1/tools/{}/diff", seg(name)),
+            &[("from", from.to_string()), ("to", to.to_string())],
         )
     }
 

@@ -69,14 +69,9 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
             .filter(|s| s.registry == tool.registry)
             .and_then(|s| s.token);
         let done = install::install(&ctx.cwd, tool, || {
-            let registry = Client::new(&tool.registry, token)?;
-            let download = registry.download(&tool.name, &tool.version.to_string())?;
+            let download = Client::new(&tool.registry, token)?
+                .download(&tool.name, &tool.version.to_string())?;
             log.verify_download(&client, tool, &download.bytes)?;
-            // A fingerprint pinned for the first time must be the one the
-            // registry recorded at publish.
-            if tool.definition.is_none() && !locked {
-                check_registry_fingerprint(&registry, tool, &download.bytes)?;
-            }
             Ok(download)
         })?;
         match done.outcome {
@@ -117,11 +112,13 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
             "definition": done.definition,
         }));
     }
-    // Pins locked before their first install get their fingerprint now.
+    // Pins locked before their first install get their fingerprint now,
+    // once it is known to be the one the registry recorded at publish.
     let mut recorded = false;
     if !locked {
         for (name, definition) in fingerprints {
             if let Some(mut t) = lock.get(&name).cloned() {
+                check_registry_fingerprint(&t, &definition)?;
                 t.definition = Some(definition);
                 lock.upsert(t);
                 recorded = true;
@@ -149,25 +146,20 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
     Ok(0)
 }
 
-/// Compare the definition fingerprint of a downloaded bundle with the one
-/// the registry recorded for the version (`definition_sha256`); a registry
-/// that records none (published before fingerprints were stored, or an
+/// Compare the definition fingerprint of an installed pin with the one the
+/// registry recorded for the version (`definition_sha256`); a registry that
+/// records none (a version published before fingerprints were stored, or an
 /// older server) is not an error.
-fn check_registry_fingerprint(
-    registry: &Client,
-    tool: &crate::lock::LockedTool,
-    bundle: &[u8],
-) -> Result<()> {
+fn check_registry_fingerprint(tool: &crate::lock::LockedTool, installed: &str) -> Result<()> {
     let version = tool.version.to_string();
+    let registry = Client::new(&tool.registry, None)?;
     let Some(recorded) = registry.version(&tool.name, &version)?.definition_sha256 else {
         return Ok(());
     };
-    let what = format!("{} {}", tool.name, version);
-    let actual = install::bundle_fingerprint(&what, bundle)?;
-    if actual != recorded {
+    if recorded != installed {
         return Err(Error::Installed(format!(
-            "{what}: the registry records the definition fingerprint {}, but its bundle defines {actual}; nothing was installed",
-            output::clean(&recorded)
+            "{} {version}: the registry records the definition fingerprint {recorded}, but its bundle defines {installed}; the fingerprint was not recorded in toolreg.lock",
+            tool.name
         )));
     }
     Ok(())

@@ -9,6 +9,7 @@ pub mod info;
 pub mod init;
 pub mod install;
 pub mod login;
+pub mod outdated;
 pub mod owner;
 pub mod pack;
 pub mod publish;
@@ -115,7 +116,8 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Info { spec } => info::run(&ctx, &spec.0, spec.1.as_ref()),
         Command::Add { spec } => add::run(&ctx, &spec.0, spec.1.as_ref()),
         Command::Install { locked } => install::run(&ctx, locked),
-        Command::Update { name } => update::run(&ctx, name.as_deref()),
+        Command::Update { name, yes, diff } => update::run(&ctx, name.as_deref(), yes, diff),
+        Command::Outdated => outdated::run(&ctx),
         Command::Export {
             format,
             protocol,
