@@ -246,7 +246,7 @@ mod tests {
             "{short}"
         );
         assert!(
-            short.contains("high   added   /inputSchema/properties/notes"),
+            short.contains("high    added    /inputSchema/properties/notes"),
             "{short}"
         );
         assert!(!short.contains("~/.ssh"), "{short}");
