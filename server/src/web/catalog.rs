@@ -142,6 +142,8 @@ pub struct VersionDetail {
     pub readme: SafeHtml,
     /// The stored definition fingerprint (`sha256:` + hex), if it has one.
     pub definition_sha256: Option<String>,
+    /// What the definition lint flagged at publish.
+    pub findings: Vec<toolreg_core::lint::Finding>,
 }
 
 /// Where the web pages get their data. Implementations are synchronous (the

@@ -74,6 +74,12 @@ impl Catalog for AppState {
             ))
         })?;
         manifest.original = content.definition.into_bytes();
+        let findings = serde_json::from_str(&content.findings).map_err(|e| {
+            internal(format!(
+                "stored lint findings of {} {} are not JSON: {e}",
+                tool.name, v.version
+            ))
+        })?;
         let definition_sha256 = v.definition_sha256.clone();
         let row = VersionListRow {
             version: parse_version(&v.version)?,
@@ -98,6 +104,7 @@ impl Catalog for AppState {
             manifest,
             readme: readme_html(content.readme_html, content.readme.as_deref()),
             definition_sha256,
+            findings,
         }))
     }
 

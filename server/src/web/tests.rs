@@ -117,6 +117,7 @@ fn tool(
         manifest,
         readme: readme.map(crate::web::html::markdown).unwrap_or_default(),
         definition_sha256: Some(format!("sha256:{}", "cd".repeat(32))),
+        findings: Vec::new(),
     };
     detail.manifest.original = br#"{"name": "<script>alert(1)</script>"}"#.to_vec();
     let summary = ToolSummary {

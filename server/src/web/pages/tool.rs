@@ -79,6 +79,8 @@ pub struct ToolView {
 pub struct VersionLine {
     pub version: String,
     pub url: String,
+    /// The diff page from the next older version, if there is one.
+    pub diff_url: Option<String>,
     pub current: bool,
     pub published_at: String,
     pub published_date: String,
@@ -161,9 +163,18 @@ impl ToolView {
         let versions = summary
             .versions
             .iter()
-            .map(|v| VersionLine {
+            .enumerate()
+            .map(|(i, v)| VersionLine {
                 version: v.version.to_string(),
                 url: version_url(&name, &v.version.to_string()),
+                // Newest first: the previous version is the next one listed.
+                diff_url: summary
+                    .versions
+                    .get(i + 1)
+                    .filter(|prev| !prev.blocked && !v.blocked)
+                    .map(|prev| {
+                        super::diff_url(&name, &prev.version.to_string(), &v.version.to_string())
+                    }),
                 current: v.version == row.version,
                 published_at: v.published_at.clone(),
                 published_date: date_only(&v.published_at),
