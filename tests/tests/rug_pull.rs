@@ -3,9 +3,12 @@
 //! schema a parameter. `update` off a terminal refuses to move the pin
 //! (showing both changes, writing nothing) until `--yes`; `outdated` shows
 //! the change's severity; a hand edit of the installed files makes `verify`
-//! and `export` fail naming the file; `install` repairs it.
+//! and `export` fail naming the file; `install` repairs it. And a registry
+//! whose recorded fingerprint is not its bundle's is refused at install.
 
 use std::path::{Path, PathBuf};
+
+use diesel::prelude::*;
 
 use serde_json::Value;
 
@@ -237,4 +240,57 @@ fn outdated_lists_newer_versions_with_the_severity_of_the_change() {
     assert!(row["new_findings"].as_u64().unwrap() > 0, "{json:#}");
     // outdated writes nothing: the pin is still 1.0.0
     assert_eq!(pinned_version(agent), "1.0.0");
+}
+
+#[test]
+fn install_refuses_a_bundle_whose_fingerprint_is_not_the_registrys() {
+    let server = Server::start();
+    let token = server.create_user("alice", "trusted");
+    let user = User::new();
+    let work = tempfile::tempdir().unwrap();
+    let root = work.path();
+    user.run_with_stdin(
+        root,
+        &["login", "--registry", &server.url],
+        &format!("{token}\n"),
+    )
+    .ok();
+    let tool = root.join("create-issue");
+    copy_dir(&corpus_tool("mcp/github-create_issue"), &tool);
+    write_tool_manifest(&tool, NAME, "1.0.0");
+    user.run(root, &["publish", tool.to_str().unwrap()]).ok();
+    let agent = root.join("agent");
+    std::fs::create_dir(&agent).unwrap();
+    std::fs::write(
+        agent.join("toolreg.toml"),
+        format!("[registry]\nurl = \"{}\"\n\n[tools]\n", server.url),
+    )
+    .unwrap();
+    user.run(&agent, &["add", NAME]).ok();
+    // The registry's row says another definition than its bundle holds.
+    let forged = format!("sha256:{}", "ab".repeat(32));
+    let db = server.data.path().join("registry/toolreg.db");
+    let mut conn = diesel::SqliteConnection::establish(db.to_str().unwrap()).unwrap();
+    diesel::sql_query("PRAGMA busy_timeout = 10000")
+        .execute(&mut conn)
+        .unwrap();
+    let changed = diesel::sql_query(format!(
+        "UPDATE versions SET definition_sha256 = '{forged}'"
+    ))
+    .execute(&mut conn)
+    .unwrap();
+    assert_eq!(changed, 1);
+    let lock_before = read(&agent.join("toolreg.lock"));
+    user.run(&agent, &["install"]).fails_with(&[
+        "github-create-issue 1.0.0",
+        &format!("the registry records the definition fingerprint {forged}"),
+        "nothing was installed",
+    ]);
+    assert_eq!(read(&agent.join("toolreg.lock")), lock_before);
+    assert!(!agent
+        .join(".toolreg/tools")
+        .join(NAME)
+        .join("1.0.0")
+        .exists());
+    assert!(!lock_before.contains("definition = "));
 }

@@ -68,10 +68,21 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
             .ok()
             .filter(|s| s.registry == tool.registry)
             .and_then(|s| s.token);
+        // A fingerprint about to be recorded for the first time must be the
+        // one the registry recorded at publish: checked on the downloaded
+        // bundle before anything is unpacked, or (already installed) on the
+        // files in place before it is recorded.
+        let mut checked = false;
         let done = install::install(&ctx.cwd, tool, || {
             let download = Client::new(&tool.registry, token)?
                 .download(&tool.name, &tool.version.to_string())?;
             log.verify_download(&client, tool, &download.bytes)?;
+            if tool.definition.is_none() && !locked {
+                let what = format!("{} {}", tool.name, tool.version);
+                let actual = install::bundle_fingerprint(&what, &download.bytes)?;
+                check_registry_fingerprint(tool, &actual, "nothing was installed")?;
+                checked = true;
+            }
             Ok(download)
         })?;
         match done.outcome {
@@ -99,7 +110,7 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
             Outcome::AlreadyInstalled => {}
         }
         if tool.definition.is_none() {
-            fingerprints.push((tool.name.clone(), done.definition.clone()));
+            fingerprints.push((tool.name.clone(), done.definition.clone(), checked));
         }
         installed.push(json!({
             "name": tool.name,
@@ -112,13 +123,18 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
             "definition": done.definition,
         }));
     }
-    // Pins locked before their first install get their fingerprint now,
-    // once it is known to be the one the registry recorded at publish.
+    // Pins locked before their first install get their fingerprint now.
     let mut recorded = false;
     if !locked {
-        for (name, definition) in fingerprints {
+        for (name, definition, checked) in fingerprints {
             if let Some(mut t) = lock.get(&name).cloned() {
-                check_registry_fingerprint(&t, &definition)?;
+                if !checked {
+                    check_registry_fingerprint(
+                        &t,
+                        &definition,
+                        "it was not recorded in toolreg.lock",
+                    )?;
+                }
                 t.definition = Some(definition);
                 lock.upsert(t);
                 recorded = true;
@@ -146,11 +162,15 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
     Ok(0)
 }
 
-/// Compare the definition fingerprint of an installed pin with the one the
+/// Compare the definition fingerprint of a pin's bundle with the one the
 /// registry recorded for the version (`definition_sha256`); a registry that
 /// records none (a version published before fingerprints were stored, or an
 /// older server) is not an error.
-fn check_registry_fingerprint(tool: &crate::lock::LockedTool, installed: &str) -> Result<()> {
+fn check_registry_fingerprint(
+    tool: &crate::lock::LockedTool,
+    installed: &str,
+    outcome: &str,
+) -> Result<()> {
     let version = tool.version.to_string();
     let registry = Client::new(&tool.registry, None)?;
     let Some(recorded) = registry.version(&tool.name, &version)?.definition_sha256 else {
@@ -158,7 +178,7 @@ fn check_registry_fingerprint(tool: &crate::lock::LockedTool, installed: &str) -
     };
     if recorded != installed {
         return Err(Error::Installed(format!(
-            "{} {version}: the registry records the definition fingerprint {recorded}, but its bundle defines {installed}; the fingerprint was not recorded in toolreg.lock",
+            "{} {version}: the registry records the definition fingerprint {recorded}, but its bundle defines {installed}; {outcome}",
             tool.name
         )));
     }
