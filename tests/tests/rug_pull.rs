@@ -210,6 +210,31 @@ fn a_rug_pull_is_shown_and_refused_until_confirmed_and_drift_is_caught_and_repai
 }
 
 #[test]
+fn on_a_terminal_update_asks_and_writes_only_after_a_yes() {
+    let s = pinned_and_installed();
+    let (user, agent) = (&s.user, s.agent.as_path());
+    publish_rug_pull(&s);
+    let lock_before = read(&agent.join("toolreg.lock"));
+    let run = user.run_on_terminal(agent, &["update"], "n\n").code(1);
+    for needle in [
+        "high    added    /inputSchema/properties/notes",
+        "github-create-issue 1.0.0 -> 1.1.0 (high change",
+        "move them? [y/N]",
+        "update not confirmed; nothing was written",
+    ] {
+        assert!(
+            run.stdout.contains(needle),
+            "lacks `{needle}`:\n{}",
+            run.stdout
+        );
+    }
+    assert_eq!(read(&agent.join("toolreg.lock")), lock_before);
+    let run = user.run_on_terminal(agent, &["update"], "y\n").ok();
+    assert!(run.stdout.contains("move them? [y/N]"), "{}", run.stdout);
+    assert_eq!(pinned_version(agent), "1.1.0");
+}
+
+#[test]
 fn outdated_lists_newer_versions_with_the_severity_of_the_change() {
     let s = pinned_and_installed();
     let (user, agent) = (&s.user, s.agent.as_path());
