@@ -151,6 +151,7 @@ pub fn summary(d: &VersionDiff) -> String {
     );
     if !d.new_findings.is_empty() {
         let mut rules: Vec<&str> = d.new_findings.iter().map(|f| f.rule.as_str()).collect();
+        rules.sort_unstable();
         rules.dedup();
         text.push_str(&format!(
             ", {} new finding{} ({})",
