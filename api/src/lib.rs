@@ -199,6 +199,11 @@ pub struct EncodableVersion {
     pub name: String,
     pub version: String,
     pub sha256: String,
+    /// The definition fingerprint: `sha256:` + the SHA-256 of the RFC 8785
+    /// (JCS) form of the version's MCP export (null only for a version
+    /// published before fingerprints were stored, until the server fills it).
+    #[serde(default)]
+    pub definition_sha256: Option<String>,
     pub size: i64,
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub format: Format,
@@ -383,6 +388,32 @@ pub struct QuarantineState {
     pub quarantine_reason: Option<String>,
     /// RFC 3339; null when not quarantined.
     pub quarantined_at: Option<String>,
+}
+
+/// `GET /api/v1/tools/{name}/diff?from=A&to=B`: what changed in the
+/// definition an agent's model reads (the MCP export) from version `from`
+/// to version `to`, each change with a severity, and the lint findings `to`
+/// has that `from` did not (by rule and pointer).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct VersionDiff {
+    pub from: String,
+    pub to: String,
+    /// `{pointer, kind: added|removed|changed, old, new, severity: high|medium|low}`,
+    /// in document order.
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<Object>))]
+    pub changes: Vec<toolreg_core::diff::Change>,
+    /// Findings of `to` whose rule and pointer `from` did not have.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<Object>))]
+    pub new_findings: Vec<toolreg_core::lint::Finding>,
+}
+
+impl VersionDiff {
+    /// The highest severity of any change (`None` when nothing changed).
+    pub fn highest(&self) -> Option<toolreg_core::diff::Severity> {
+        self.changes.iter().map(|c| c.severity).max()
+    }
 }
 
 /// `GET /api/v1/resolve/{name}`: the highest version matching a

@@ -26,6 +26,9 @@ pub struct SearchAnswer {
 pub struct SearchHit {
     pub name: String,
     pub version: String,
+    /// The listed version's definition fingerprint (`sha256:` + hex).
+    #[serde(default)]
+    pub definition_sha256: Option<String>,
     pub title: Option<String>,
     pub description: String,
     pub keywords: Vec<String>,

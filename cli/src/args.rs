@@ -115,7 +115,9 @@ pub enum Command {
         #[arg(long)]
         locked: bool,
     },
-    /// Move pins to the newest versions their requirements allow.
+    /// Move pins to the newest versions their requirements allow, showing what
+    /// changed in each moved pin's definition. A medium or high change, or a
+    /// new lint finding, needs a yes (asked on a terminal; elsewhere `--yes`).
     Update {
         /// Only this tool.
         name: Option<String>,
@@ -123,7 +125,16 @@ pub enum Command {
         /// every rule found on them (recorded in toolreg.lock).
         #[arg(long)]
         accept_findings: bool,
+        /// Accept every change without asking.
+        #[arg(long)]
+        yes: bool,
+        /// Print every change in full, with its old and new value.
+        #[arg(long)]
+        diff: bool,
     },
+    /// List pins with newer versions (within the requirement, and overall) and
+    /// the highest severity of the change in their definitions.
+    Outdated,
     /// Check that every installed pin matches toolreg.lock (each file and the
     /// definition fingerprint), or compare a live MCP tools/list answer with the pins.
     Verify {

@@ -12,7 +12,8 @@ use reqwest::Method;
 use serde::de::DeserializeOwned;
 use toolreg_api::{
     EncodableReport, EncodableTool, EncodableVersion, Me, Owners, OwnersChange, ProblemBody,
-    PublishedVersion, QuarantineState, ReasonRequest, Resolved, SearchAnswer, YankState,
+    PublishedVersion, QuarantineState, ReasonRequest, Resolved, SearchAnswer, VersionDiff,
+    YankState,
 };
 
 use crate::error::{ApiError, Error, Result};
@@ -165,6 +166,15 @@ impl Client {
             &format!("looking up {name} {version}"),
             &format!("/api/v1/tools/{}/{}", seg(name), seg(version)),
             &[],
+        )
+    }
+
+    /// What changed in the definition from version `from` to `to`.
+    pub fn diff(&self, name: &str, from: &str, to: &str) -> Result<VersionDiff> {
+        self.get_json(
+            &format!("comparing {name} {from} with {to}"),
+            &format!("/api/v1/tools/{}/diff", seg(name)),
+            &[("from", from.to_string()), ("to", to.to_string())],
         )
     }
 

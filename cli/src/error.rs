@@ -167,8 +167,39 @@ pub enum Error {
     /// The registry's transparency log does not vouch for a pin: a record is
     /// missing, a signature is bad, the log forked or rolled back, or the
     /// digest is not the logged one.
+    /// `update` would move pins to versions whose definitions changed
+    /// (medium or high) or gained lint findings, and nobody confirmed.
+    #[error("{}", unconfirmed_message(.pins, *.asked))]
+    Unconfirmed {
+        /// `NAME FROM -> TO (why)` per pin that needs a yes.
+        pins: Vec<String>,
+        /// True when the user was asked on a terminal and did not say yes.
+        asked: bool,
+        /// The `--json` form of every moved pin and its changes.
+        changes: serde_json::Value,
+    },
+
     #[error("transparency log check failed for {registry}: {message}")]
     Log { registry: String, message: String },
+}
+
+fn unconfirmed_message(pins: &[String], asked: bool) -> String {
+    let names: Vec<&str> = pins
+        .iter()
+        .map(|p| p.split(" (").next().unwrap_or(p))
+        .collect();
+    if asked {
+        format!(
+            "update not confirmed; nothing was written (toolreg.toml and toolreg.lock are unchanged): {}",
+            names.join(", ")
+        )
+    } else {
+        format!(
+            "{} would move to a definition with medium or high changes or new lint findings, and there is no terminal to ask: {}; nothing was written (toolreg.toml and toolreg.lock are unchanged); review the changes (`toolreg update --diff`) and rerun with --yes to accept them",
+            count_things(pins.len(), "pin"),
+            names.join(", ")
+        )
+    }
 }
 
 fn count(n: usize) -> String {
@@ -218,6 +249,7 @@ impl Error {
             ],
             Error::Drift { details, .. } => details.clone(),
             Error::Findings { details, .. } => details.clone(),
+            Error::Unconfirmed { pins, .. } => pins.clone(),
             _ => Vec::new(),
         }
     }
@@ -237,6 +269,10 @@ impl Error {
         }
         if let Error::Invalid { problems, .. } = self {
             v["problems"] = serde_json::json!(problems);
+        }
+        if let Error::Unconfirmed { changes, .. } = self {
+            v["changes"] = changes.clone();
+            v["written"] = serde_json::json!(false);
         }
         v
     }

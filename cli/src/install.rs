@@ -299,6 +299,20 @@ fn walk(dir: &Path) -> Result<(BTreeMap<String, Option<String>>, ToolFiles)> {
     Ok((found, files))
 }
 
+/// The definition fingerprint of the tool a bundle defines (to compare a
+/// downloaded bundle with what the registry recorded, before installing it).
+pub fn bundle_fingerprint(what: &str, bytes: &[u8]) -> Result<String> {
+    let files = bundle::unpack(bytes, &Limits::default()).map_err(|source| Error::Core {
+        context: format!("the bundle of {what} cannot be unpacked"),
+        source,
+    })?;
+    let loaded = toolreg_core::load(&files).map_err(|source| Error::Core {
+        context: format!("the bundle of {what} has no valid definition"),
+        source,
+    })?;
+    Ok(fingerprint::of_tool(&loaded.tool))
+}
+
 /// Install one pinned tool, fetching its bundle with `fetch` only when it
 /// is not installed or has drifted (then it is replaced: a repair).
 pub fn install(

@@ -4,6 +4,7 @@
 //! `toolreg.lock`, and verified installs. `main.rs` only parses and reports.
 
 pub mod args;
+pub mod changes;
 pub mod client;
 pub mod commands;
 pub mod config;

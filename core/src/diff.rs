@@ -131,12 +131,15 @@ pub fn between_tools(old: &Tool, new: &Tool) -> Diff {
 /// The diff between two MCP `Tool` objects (exports, or a tool from a live
 /// `tools/list` answer), labelled `from` and `to`.
 pub fn between(from: &str, to: &str, old: &Value, new: &Value) -> Diff {
-    let mut changes = Vec::new();
-    diff_value(&mut changes, &mut String::new(), old, new, Ctx::Root, None);
+    let mut out = Out {
+        changes: Vec::new(),
+        keep_values: true,
+    };
+    diff_value(&mut out, &mut String::new(), old, new, Ctx::Root, None);
     Diff {
         from: from.to_string(),
         to: to.to_string(),
-        changes,
+        changes: out.changes,
         new_findings: Vec::new(),
     }
 }
@@ -253,8 +256,16 @@ fn push_token(pointer: &mut String, token: &str) {
     }
 }
 
+/// Where changes are collected. Inside a container that is added, removed
+/// or replaced whole, changes are only counted for their severity
+/// ([`inner_max`]), so their values are not copied (`keep_values` false).
+struct Out {
+    changes: Vec<Change>,
+    keep_values: bool,
+}
+
 fn diff_value(
-    out: &mut Vec<Change>,
+    out: &mut Out,
     pointer: &mut String,
     old: &Value,
     new: &Value,
@@ -278,18 +289,22 @@ fn diff_value(
                 pointer.truncate(len);
             }
         }
-        _ => out.push(whole(pointer, Some(old), Some(new), ctx, place)),
+        _ => {
+            let c = whole(pointer, Some(old), Some(new), ctx, place, out.keep_values);
+            out.changes.push(c);
+        }
     }
 }
 
 fn diff_object(
-    out: &mut Vec<Change>,
+    out: &mut Out,
     pointer: &mut String,
     a: &Map<String, Value>,
     b: &Map<String, Value>,
     ctx: Ctx,
 ) {
-    let start = out.len();
+    let start = out.changes.len();
+    let keep = out.keep_values;
     for (key, old) in a {
         let len = pointer.len();
         push_token(pointer, key);
@@ -302,12 +317,13 @@ fn diff_object(
                 ctx.child(Some(key)),
                 Some((ctx, Some(key))),
             ),
-            None => out.push(whole(
+            None => out.changes.push(whole(
                 pointer,
                 Some(old),
                 None,
                 ctx.child(Some(key)),
                 Some((ctx, Some(key))),
+                keep,
             )),
         }
         pointer.truncate(len);
@@ -318,19 +334,20 @@ fn diff_object(
         }
         let len = pointer.len();
         push_token(pointer, key);
-        out.push(whole(
+        out.changes.push(whole(
             pointer,
             None,
             Some(new),
             ctx.child(Some(key)),
             Some((ctx, Some(key))),
+            keep,
         ));
         pointer.truncate(len);
     }
     // An input schema that constrained and now accepts anything: what
     // was removed from it widened the type.
     if ctx.is_input_schema() && unconstrained(b) && !unconstrained(a) {
-        for c in &mut out[start..] {
+        for c in &mut out.changes[start..] {
             if c.kind == ChangeKind::Removed {
                 c.severity = Severity::High;
             }
@@ -339,13 +356,16 @@ fn diff_object(
 }
 
 /// One change for a value that is not descended into (a scalar, an array,
-/// or an object on one side only); `ctx` is the value's own context.
+/// or an object on one side only); `ctx` is the value's own context. With
+/// `keep_values` false the change carries no values (only its kind and
+/// severity are wanted).
 fn whole(
     pointer: &str,
     old: Option<&Value>,
     new: Option<&Value>,
     ctx: Ctx,
     place: Place<'_>,
+    keep_values: bool,
 ) -> Change {
     let kind = match (old, new) {
         (None, _) => ChangeKind::Added,
@@ -367,17 +387,10 @@ fn whole(
                 inner_max(&empty_like(n), n, ctx)
             }
             (Some(o), Some(n)) if o.is_object() || n.is_object() => {
-                let o2 = if o.is_object() {
-                    o.clone()
-                } else {
-                    Value::Object(Map::new())
-                };
-                let n2 = if n.is_object() {
-                    n.clone()
-                } else {
-                    Value::Object(Map::new())
-                };
-                inner_max(&o2, &n2, ctx)
+                let empty = Value::Object(Map::new());
+                let o2 = if o.is_object() { o } else { &empty };
+                let n2 = if n.is_object() { n } else { &empty };
+                inner_max(o2, n2, ctx)
             }
             _ => None,
         };
@@ -385,11 +398,20 @@ fn whole(
             severity = severity.max(s);
         }
     }
+    let (old, new) = if keep_values {
+        (old.cloned(), new.cloned())
+    } else {
+        (None, None)
+    };
     Change {
-        pointer: pointer.to_string(),
+        pointer: if keep_values {
+            pointer.to_string()
+        } else {
+            String::new()
+        },
         kind,
-        old: old.cloned(),
-        new: new.cloned(),
+        old,
+        new,
         severity,
     }
 }
@@ -402,9 +424,12 @@ fn empty_like(v: &Value) -> Value {
 }
 
 fn inner_max(old: &Value, new: &Value, ctx: Ctx) -> Option<Severity> {
-    let mut inner = Vec::new();
+    let mut inner = Out {
+        changes: Vec::new(),
+        keep_values: false,
+    };
     diff_value(&mut inner, &mut String::new(), old, new, ctx, None);
-    inner.iter().map(|c| c.severity).max()
+    inner.changes.iter().map(|c| c.severity).max()
 }
 
 /// The severity rules for one change (see the module doc).

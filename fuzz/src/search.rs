@@ -39,6 +39,7 @@ fn doc(
     SearchDoc {
         name: name.into(),
         version: "1.0.0".into(),
+        definition_sha256: None,
         title: title.map(Into::into),
         description: description.into(),
         notes: String::new(),

@@ -62,6 +62,7 @@ fn documents(tools: &[Tool]) -> Vec<SearchDoc> {
         .map(|(i, t)| SearchDoc {
             name: t.name.clone(),
             version: "1.0.0".into(),
+            definition_sha256: None,
             title: None,
             description: t.description.clone(),
             notes: String::new(),

@@ -14,6 +14,9 @@ pub struct SearchDoc {
     pub name: String,
     /// The indexed version.
     pub version: String,
+    /// The indexed version's definition fingerprint (`sha256:` + hex).
+    #[serde(default)]
+    pub definition_sha256: Option<String>,
     pub title: Option<String>,
     pub description: String,
     /// Extra searchable text (usage notes, README excerpt); indexed with the
@@ -49,6 +52,7 @@ impl SearchDoc {
         SearchDoc {
             name: tool.registry_name.clone(),
             version: tool.version.to_string(),
+            definition_sha256: Some(toolreg_core::fingerprint::of_tool(tool)),
             title: tool.title.clone(),
             description: tool.description.clone(),
             notes: String::new(),

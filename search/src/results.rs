@@ -16,6 +16,7 @@ pub(crate) fn hit(doc: SearchDoc, highlights: SearchHighlights) -> SearchHit {
     SearchHit {
         name: doc.name,
         version: doc.version,
+        definition_sha256: doc.definition_sha256,
         title: doc.title,
         description: doc.description,
         keywords: doc.keywords,
@@ -44,6 +45,7 @@ fn hit_bytes(hit: &SearchHit) -> usize {
     std::mem::size_of::<SearchHit>()
         + hit.name.len()
         + hit.version.len()
+        + hit.definition_sha256.as_ref().map_or(0, String::len)
         + hit.title.as_ref().map_or(0, String::len)
         + hit.description.len()
         + hit
@@ -82,6 +84,7 @@ mod tests {
         SearchDoc {
             name: "weather".into(),
             version: "1.0.0".into(),
+            definition_sha256: None,
             title: None,
             description: String::new(),
             notes: String::new(),

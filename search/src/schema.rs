@@ -23,8 +23,8 @@ pub(crate) const PREFIX_MAX: usize = 20;
 /// Bump when the schema, the analysis or the stored form changes: an index
 /// written by another schema version is rebuilt at open. (2: stored
 /// documents without their usage notes; 3: the findings filter field and
-/// the findings count in stored documents; 4: the provenance filter field and
-/// flag.)
+/// the findings count in stored documents, the definition fingerprint; 4:
+/// the provenance filter field and flag.)
 pub(crate) const SCHEMA_VERSION: u32 = 4;
 
 /// The fields of the index.

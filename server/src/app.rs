@@ -126,6 +126,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(controllers::trusted_publishers::add)
         .service(controllers::trusted_publishers::remove)
         .service(controllers::oidc::exchange)
+        .service(controllers::tools::diff::diff)
         .service(controllers::tools::metadata::show_tool)
         .service(controllers::tools::metadata::list_versions)
         .service(controllers::tools::metadata::show_version)

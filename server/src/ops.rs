@@ -126,6 +126,13 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
             "appended log records for versions published before the log existed"
         );
     }
+    let fingerprinted = fill_fingerprints(&state).await?;
+    if fingerprinted > 0 {
+        tracing::info!(
+            versions = fingerprinted,
+            "stored the definition fingerprints of versions published before they were stored"
+        );
+    }
     let state = web::Data::new(state);
     let source = Arc::new(StoreSource::new(state.db.clone()));
     state.search.start(&search::index_dir(store), source)?;
@@ -144,6 +151,22 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     }
     tracing::info!("toolreg-server stopped");
     result.map_err(|e| internal(format!("server failed: {e}")))
+}
+
+/// Store the definition fingerprint of every version that has none, in
+/// batches (each one short write transaction), before the search index and
+/// the routes read them; returns how many were stored.
+pub async fn fill_fingerprints(state: &AppState) -> AppResult<usize> {
+    let (mut after, mut stored) = (0, 0);
+    while let Some((last, filled)) = state
+        .db
+        .write(move |conn| crate::models::version::fill_fingerprints(conn, after, 200))
+        .await?
+    {
+        after = last;
+        stored += filled;
+    }
+    Ok(stored)
 }
 
 /// Hide a password in a database URL for logs.

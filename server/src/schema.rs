@@ -76,6 +76,9 @@ diesel::table! {
         quarantined -> Bool,
         quarantine_reason -> Nullable<Text>,
         quarantined_at -> Nullable<Timestamp>,
+        /// The definition fingerprint (`sha256:` + hex); NULL only until the
+        /// server's start-up fills in versions published before it was stored.
+        definition_sha256 -> Nullable<Text>,
     }
 }
 

@@ -9,6 +9,6 @@ pub use toolreg_api::{
     EncodableTrustedPublisher, EncodableVersion, EncodableVersionSummary, Health, InclusionProof,
     Me, NewTokenRequest, NewTrustedPublisherRequest, OidcExchangeRequest, OidcExchanged, Owners,
     OwnersChange, Provenance, PublishedVersion, QuarantineState, ReasonRequest, ReportPage,
-    Resolved, SearchAnswer, TokenList, TrustedPublisherList, VersionPage, YankState,
+    Resolved, SearchAnswer, TokenList, TrustedPublisherList, VersionDiff, VersionPage, YankState,
     ATTESTATION_HEADER, TOOL_VERSIONS_LISTED,
 };

@@ -8,7 +8,10 @@
 //! README (now in `version_contents`), the definition export, search (the
 //! index is built from the migrated rows) and `verify` (digests unchanged).
 //! The tools get their stored summaries (`tool_summaries`, 2026-11-25) from
-//! the server at start-up, and the summaries checked are those rows.
+//! the server at start-up, and the summaries checked are those rows; the
+//! versions get their definition fingerprints (`versions.definition_sha256`,
+//! NULL after the 2026-11-26 migration) at start-up too, computed from the
+//! stored manifests, and a second start rewrites none of them.
 //! Runs on SQLite + files and on PostgreSQL + S3.
 
 mod common;
@@ -40,6 +43,8 @@ struct OldVersion {
     readme: Option<String>,
     bundle: Vec<u8>,
     sha256: String,
+    /// The definition fingerprint publish would have stored.
+    fingerprint: String,
 }
 
 fn old_version(corpus: &str, name: &'static str, version: &'static str) -> OldVersion {
@@ -60,6 +65,7 @@ fn old_version(corpus: &str, name: &'static str, version: &'static str) -> OldVe
             .get("README.md")
             .map(|b| String::from_utf8_lossy(b).into_owned()),
         sha256: toolreg_core::digest::sha256_hex(&bundle),
+        fingerprint: toolreg_core::fingerprint::of_tool(&tool),
         bundle,
     }
 }
@@ -171,6 +177,26 @@ where
         .n
 }
 
+/// `versions.definition_sha256` of every version, in id order.
+fn stored_fingerprints<C>(conn: &mut C) -> Vec<Option<String>>
+where
+    C: diesel::Connection,
+    diesel::query_builder::SqlQuery: diesel::query_dsl::methods::LoadQuery<'static, C, Fingerprint>,
+{
+    diesel::sql_query("SELECT definition_sha256 FROM versions ORDER BY id")
+        .load::<Fingerprint>(conn)
+        .expect("read fingerprints")
+        .into_iter()
+        .map(|f| f.definition_sha256)
+        .collect()
+}
+
+#[derive(QueryableByName)]
+struct Fingerprint {
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+    definition_sha256: Option<String>,
+}
+
 #[derive(QueryableByName)]
 struct Count {
     #[diesel(sql_type = diesel::sql_types::BigInt)]
@@ -186,6 +212,7 @@ fn check_migrated(
     env: &[(String, String)],
     versions: &[OldVersion],
     stored_summaries: &dyn Fn() -> i64,
+    fingerprints: &dyn Fn() -> Vec<Option<String>>,
 ) {
     let out = registry_with(data, env).run(&["migrate"]);
     assert!(
@@ -194,6 +221,11 @@ fn check_migrated(
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(stored_summaries(), 0, "the migration stores no summaries");
+    assert_eq!(
+        fingerprints(),
+        vec![None; versions.len()],
+        "the migration adds the fingerprint column empty"
+    );
     let server = registry_with(data, env).serve(&[]);
     eventually(
         Duration::from_secs(10),
@@ -231,6 +263,12 @@ fn check_migrated(
         );
         assert_eq!(&version["manifest"], m, "{}", v.name);
         assert_eq!(version["definition_file"], v.definition_file.as_str());
+        assert_eq!(
+            version["definition_sha256"],
+            v.fingerprint.as_str(),
+            "{}: the fingerprint filled in at start-up is the one publish computes",
+            v.name
+        );
         assert_eq!(version["definition"], v.definition.as_str());
         assert_eq!(
             version["readme"],
@@ -258,8 +296,27 @@ fn check_migrated(
         });
         assert_eq!(hit["keywords"], m["keywords"]);
         assert_eq!(hit["description"], m["description"]);
+        assert_eq!(hit["definition_sha256"], v.fingerprint.as_str());
     }
     drop(server);
+    let filled: Vec<Option<String>> = versions
+        .iter()
+        .map(|v| Some(v.fingerprint.clone()))
+        .collect();
+    assert_eq!(fingerprints(), filled);
+    // A second start finds nothing to fill and leaves every fingerprint as it was.
+    let server = registry_with(data, env).serve(&[]);
+    let version = get(
+        &client,
+        &server,
+        &format!("/api/v1/tools/{}/{}", versions[0].name, versions[0].version),
+    );
+    assert_eq!(
+        version["definition_sha256"],
+        versions[0].fingerprint.as_str()
+    );
+    drop(server);
+    assert_eq!(fingerprints(), filled);
     let verify = registry_with(data, env).run(&["verify"]);
     assert!(
         verify.status.success(),
@@ -297,7 +354,9 @@ async fn sqlite_registry_with_data_migrates() {
         let db = data.join("toolreg.db").display().to_string();
         let summaries =
             || count_summaries(&mut diesel::SqliteConnection::establish(&db).expect("sqlite"));
-        check_migrated(&data, &[], &versions, &summaries);
+        let fingerprints =
+            || stored_fingerprints(&mut diesel::SqliteConnection::establish(&db).expect("sqlite"));
+        check_migrated(&data, &[], &versions, &summaries, &fingerprints);
         // The large texts left `versions`, and every row was rewritten
         // compactly (no page kept per old multi-KB row).
         let mut conn =
@@ -366,7 +425,10 @@ async fn postgres_registry_with_data_migrates() {
         let url = services.database_url().expect("database url");
         let summaries =
             || count_summaries(&mut toolreg_server::db::connect_postgres(&url).expect("postgres"));
-        check_migrated(&data, &env, &versions, &summaries);
+        let fingerprints = || {
+            stored_fingerprints(&mut toolreg_server::db::connect_postgres(&url).expect("postgres"))
+        };
+        check_migrated(&data, &env, &versions, &summaries, &fingerprints);
         drop(services);
     })
     .await

@@ -116,6 +116,7 @@ fn synthetic(name: &str, description: &str, keywords: &[&str]) -> SearchDoc {
     SearchDoc {
         name: name.into(),
         version: "1.0.0".into(),
+        definition_sha256: None,
         title: None,
         description: description.into(),
         notes: String::new(),

@@ -159,6 +159,16 @@ async fn happy_path_records_provenance_and_signs_it(ci: Ci) {
         let statement: Value = serde_json::from_str(statement.trim_end()).expect("statement");
         assert_eq!(statement, att["statement"]);
         assert_eq!(statement["provenance"], provenance);
+        let (_, shown) = read_json(
+            ci.app
+                .get(&format!("/api/v1/tools/ci-tool/{version}"))
+                .await,
+        )
+        .await;
+        assert_eq!(statement["definition_sha256"], shown["definition_sha256"]);
+        assert!(statement["definition_sha256"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("sha256:")));
         assert_eq!(statement["version"], version);
         // A changed statement does not verify.
         let forged = att["note"].as_str().unwrap().replace(version, "9.9.9");

@@ -317,6 +317,41 @@ impl User {
     }
 }
 
+impl User {
+    /// Run `toolreg ARGS` in `dir` on a terminal: under `script(1)`, which
+    /// gives it a pseudo-terminal for stdin, stdout and stderr, with `input`
+    /// typed into it. stdout holds everything the terminal showed.
+    pub fn run_on_terminal(&self, dir: &Path, args: &[&str], input: &str) -> Run {
+        use std::io::Write;
+        let inner = self.command(dir, args);
+        let quote = |a: &str| format!("'{}'", a.replace('\'', "'\\''"));
+        let line = std::iter::once(quote(&bin("toolreg").display().to_string()))
+            .chain(args.iter().map(|a| quote(a)))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut cmd = Command::new("script");
+        cmd.args(["-q", "-e", "-c", &line, "/dev/null"])
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in inner.get_envs() {
+            match v {
+                Some(v) => cmd.env(k, v),
+                None => cmd.env_remove(k),
+            };
+        }
+        let mut child = cmd.spawn().expect("run script(1)");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        to_run(child.wait_with_output().unwrap())
+    }
+}
+
 fn to_run(out: Output) -> Run {
     Run {
         code: out.status.code().unwrap_or(-1),

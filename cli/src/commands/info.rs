@@ -207,6 +207,7 @@ pub fn render_version(v: &EncodableVersion) -> String {
     let mut out = format!("{} {}\n", v.name, v.version);
     for (label, value) in [
         ("sha256", v.sha256.clone()),
+        ("definition", or_dash(v.definition_sha256.as_deref())),
         ("size", v.size.to_string()),
         ("format", v.format.to_string()),
         ("execution", v.execution.to_string()),
@@ -274,6 +275,8 @@ mod tests {
             text.contains("tier       trusted") && text.contains("status     yanked"),
             "{text}"
         );
+        // A server from before fingerprints were stored sends none.
+        assert!(text.contains("definition -"), "{text}");
         assert!(text.contains("findings   none"), "{text}");
     }
 

@@ -5,7 +5,8 @@
 //! are refused with the registry's reason. An installed pin whose files
 //! drifted from the lock is reinstalled (repaired), and the definition
 //! fingerprint of each installed pin is recorded in the lock where it has
-//! none yet (never with `--locked`).
+//! none yet (never with `--locked`), after checking it is the one the
+//! registry recorded for the version.
 //!
 //! Every pin fetched is held to the definition lint findings the registry
 //! holds for its version (asked after the download, before anything is
@@ -92,6 +93,11 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
         if let Some(policy) = &policy {
             policy.check(&tool.name, &tool.version.to_string(), tool.execution)?;
         }
+        // A fingerprint about to be recorded for the first time must be the
+        // one the registry recorded at publish: checked on the downloaded
+        // bundle before anything is unpacked, or (already installed) on the
+        // files in place before it is recorded.
+        let mut fingerprint_checked = false;
         let done = install::install(&ctx.cwd, tool, || {
             let registry = Client::new(&tool.registry, token_for(&tool.registry))?;
             let version = tool.version.to_string();
@@ -103,6 +109,12 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
                 if let Some(rules) = pinning::check_pin(tool, &findings, &acceptance, locked)? {
                     accepted.push((tool.name.clone(), rules));
                 }
+            }
+            if tool.definition.is_none() && !locked {
+                let what = format!("{} {}", tool.name, tool.version);
+                let actual = install::bundle_fingerprint(&what, &download.bytes)?;
+                check_registry_fingerprint(tool, &actual, "nothing was installed")?;
+                fingerprint_checked = true;
             }
             Ok(download)
         })?;
@@ -131,7 +143,11 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
             Outcome::AlreadyInstalled => {}
         }
         if tool.definition.is_none() {
-            fingerprints.push((tool.name.clone(), done.definition.clone()));
+            fingerprints.push((
+                tool.name.clone(),
+                done.definition.clone(),
+                fingerprint_checked,
+            ));
         }
         installed.push(json!({
             "name": tool.name,
@@ -164,8 +180,15 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
                 recorded = true;
             }
         }
-        for (name, definition) in fingerprints {
+        for (name, definition, checked) in fingerprints {
             if let Some(mut t) = lock.get(&name).cloned() {
+                if !checked {
+                    check_registry_fingerprint(
+                        &t,
+                        &definition,
+                        "it was not recorded in toolreg.lock",
+                    )?;
+                }
                 t.definition = Some(definition);
                 lock.upsert(t);
                 recorded = true;
@@ -191,4 +214,27 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
         );
     }
     Ok(0)
+}
+
+/// Compare the definition fingerprint of a pin's bundle with the one the
+/// registry recorded for the version (`definition_sha256`); a registry that
+/// records none (a version published before fingerprints were stored, or an
+/// older server) is not an error.
+fn check_registry_fingerprint(
+    tool: &crate::lock::LockedTool,
+    installed: &str,
+    outcome: &str,
+) -> Result<()> {
+    let version = tool.version.to_string();
+    let registry = Client::new(&tool.registry, None)?;
+    let Some(recorded) = registry.version(&tool.name, &version)?.definition_sha256 else {
+        return Ok(());
+    };
+    if recorded != installed {
+        return Err(Error::Installed(format!(
+            "{} {version}: the registry records the definition fingerprint {recorded}, but its bundle defines {installed}; {outcome}",
+            tool.name
+        )));
+    }
+    Ok(())
 }

@@ -9,6 +9,7 @@ pub mod info;
 pub mod init;
 pub mod install;
 pub mod login;
+pub mod outdated;
 pub mod owner;
 pub mod pack;
 pub mod publish;
@@ -122,7 +123,10 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Update {
             name,
             accept_findings,
-        } => update::run(&ctx, name.as_deref(), accept_findings),
+            yes,
+            diff,
+        } => update::run(&ctx, name.as_deref(), accept_findings, yes, diff),
+        Command::Outdated => outdated::run(&ctx),
         Command::Export {
             format,
             protocol,

@@ -12,7 +12,7 @@
 use std::path::Path;
 
 use serde_json::{json, Value};
-use toolreg_core::diff::{self, Change, Diff, SegmentOp};
+use toolreg_core::diff::{self, Change, Diff};
 use toolreg_core::{fingerprint, Problem, Tool};
 
 use super::Context;
@@ -386,34 +386,7 @@ fn report_live(ctx: &Context, states: &[(LockedTool, State)], listed: &[Value]) 
     })
 }
 
-/// One change as `severity kind pointer`, then the old and new values
-/// (texts as a word diff: `[-deleted-]{+inserted+}`).
+/// One change with its old and new values.
 fn print_change(c: &Change) {
-    crate::outln!(
-        "    {:<6}  {:<7}  {}",
-        c.severity.as_str(),
-        c.kind.as_str(),
-        c.pointer
-    );
-    match (&c.old, &c.new) {
-        (Some(Value::String(old)), Some(Value::String(new))) => {
-            let mut line = String::new();
-            for s in diff::words(old, new) {
-                match s.op {
-                    SegmentOp::Equal => line.push_str(&s.text),
-                    SegmentOp::Delete => line.push_str(&format!("[-{}-]", s.text)),
-                    SegmentOp::Insert => line.push_str(&format!("{{+{}+}}", s.text)),
-                }
-            }
-            crate::outln!("        {line}");
-        }
-        (old, new) => {
-            if let Some(old) = old {
-                crate::outln!("        - {old}");
-            }
-            if let Some(new) = new {
-                crate::outln!("        + {new}");
-            }
-        }
-    }
+    crate::out!("{}", crate::changes::render(c, true));
 }

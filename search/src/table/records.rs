@@ -35,6 +35,8 @@ const HAS_BLOCKED_REASON: u8 = 8;
 const INLINE: u8 = 16;
 /// The version carries CI provenance (trusted publishing).
 const PROVENANCE: u8 = 32;
+/// The record holds the definition fingerprint.
+const HAS_FINGERPRINT: u8 = 64;
 
 impl Records {
     pub(crate) fn build(segment: &SegmentReader, fields: &Fields) -> Result<Self, SearchError> {
@@ -105,6 +107,11 @@ impl Records {
         let nanos = u32::try_from(r.varint()?).map_err(|_| bad("time"))?;
         let updated_at = DateTime::<Utc>::from_timestamp(secs, nanos).ok_or_else(|| bad("time"))?;
         let version = r.str()?.to_string();
+        let definition_sha256 = if flags & HAS_FINGERPRINT != 0 {
+            Some(r.str()?.to_string())
+        } else {
+            None
+        };
         let title = if flags & HAS_TITLE != 0 {
             Some(r.str()?.to_string())
         } else {
@@ -130,6 +137,7 @@ impl Records {
         Ok(Some(SearchDoc {
             name,
             version,
+            definition_sha256,
             title,
             description,
             notes: String::new(),
@@ -178,9 +186,9 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 }
 
 /// Flags, name, format, execution, tier, downloads, seconds, nanoseconds,
-/// version, [title], description, keyword count and keywords, [license],
-/// [blocked reason], findings count. A record without its description (too
-/// long) is the flags and the name only.
+/// version, [definition fingerprint], [title], description, keyword count
+/// and keywords, [license], [blocked reason], findings count. A record
+/// without its description (too long) is the flags and the name only.
 fn encode(doc: &SearchDoc, out: &mut Vec<u8>) {
     let inline = doc.description.len() <= INLINE_DESCRIPTION;
     let mut flags = 0;
@@ -191,6 +199,7 @@ fn encode(doc: &SearchDoc, out: &mut Vec<u8>) {
         (doc.blocked_reason.is_some(), HAS_BLOCKED_REASON),
         (doc.provenance, PROVENANCE),
         (inline, INLINE),
+        (doc.definition_sha256.is_some(), HAS_FINGERPRINT),
     ] {
         if on {
             flags |= flag;
@@ -208,6 +217,9 @@ fn encode(doc: &SearchDoc, out: &mut Vec<u8>) {
     put_varint(out, doc.updated_at.timestamp() as u64);
     put_varint(out, u64::from(doc.updated_at.timestamp_subsec_nanos()));
     put_str(out, &doc.version);
+    if let Some(fingerprint) = &doc.definition_sha256 {
+        put_str(out, fingerprint);
+    }
     if let Some(title) = &doc.title {
         put_str(out, title);
     }
@@ -271,6 +283,7 @@ mod tests {
         let mut doc = SearchDoc {
             name: "a-tool".into(),
             version: "1.2.3-beta.1".into(),
+            definition_sha256: Some(format!("sha256:{}", "ab".repeat(32))),
             title: Some("A “tool”".into()),
             description: "Does things.".into(),
             notes: String::new(),
@@ -293,6 +306,7 @@ mod tests {
                 doc.license = None;
                 doc.blocked = false;
                 doc.blocked_reason = None;
+                doc.definition_sha256 = None;
                 doc.keywords.clear();
                 doc.findings = 0;
                 doc.provenance = false;

@@ -23,6 +23,7 @@ fn doc(name: &str, description: &str) -> SearchDoc {
     SearchDoc {
         name: name.into(),
         version: "1.0.0".into(),
+        definition_sha256: None,
         title: None,
         description: description.into(),
         notes: String::new(),

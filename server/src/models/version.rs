@@ -46,6 +46,9 @@ pub struct VersionRow {
     pub quarantined: bool,
     pub quarantine_reason: Option<String>,
     pub quarantined_at: Option<NaiveDateTime>,
+    /// The definition fingerprint (`None` only for a version published
+    /// before fingerprints were stored, until [`fill_fingerprints`] runs).
+    pub definition_sha256: Option<String>,
 }
 
 /// A version's large texts.
@@ -183,6 +186,8 @@ pub struct NewVersion<'a> {
     pub version_order: &'a str,
     /// `toolreg_api::Provenance` JSON when published through trusted publishing.
     pub provenance: Option<&'a str>,
+    /// `toolreg_core::fingerprint::of_tool` of the canonical tool.
+    pub definition_sha256: Option<&'a str>,
 }
 
 /// A version's texts to insert on publish.
@@ -388,6 +393,58 @@ impl VersionRow {
             .first(conn)
             .optional()?)
     }
+}
+
+/// Fill in the definition fingerprint of up to `limit` versions with an id
+/// above `after` that have none (published before fingerprints were
+/// stored), computed from each version's stored canonical manifest exactly
+/// as publish computes it; returns the last id looked at (`None` when there
+/// were none left). Call inside a write transaction, with `after` the id
+/// returned, until `None`. Only rows whose column is NULL are read, so a
+/// second run finds nothing to do. A manifest that no longer reads is left
+/// NULL and logged (the version is still served; it shows no fingerprint).
+pub fn fill_fingerprints(
+    conn: &mut DbConnection,
+    after: i64,
+    limit: i64,
+) -> AppResult<Option<(i64, usize)>> {
+    let rows: Vec<(i64, String, String)> = crate::on_backend!(conn, |c| versions::table
+        .inner_join(version_contents::table)
+        .filter(versions::definition_sha256.is_null())
+        .filter(versions::id.gt(after))
+        .order(versions::id.asc())
+        .limit(limit)
+        .select((
+            versions::id,
+            version_contents::manifest,
+            version_contents::definition,
+        ))
+        .load(c))?;
+    let Some(last) = rows.last().map(|r| r.0) else {
+        return Ok(None);
+    };
+    let mut filled = 0;
+    for (id, manifest, definition) in rows {
+        let mut tool: toolreg_core::Tool = match serde_json::from_str(&manifest) {
+            Ok(t) => t,
+            Err(e) => {
+                tracing::warn!(version_id = id, error = %e,
+                    "the stored manifest does not read: its definition fingerprint is left unset");
+                continue;
+            }
+        };
+        tool.original = definition.into_bytes();
+        let fingerprint = toolreg_core::fingerprint::of_tool(&tool);
+        diesel::update(
+            versions::table
+                .find(id)
+                .filter(versions::definition_sha256.is_null()),
+        )
+        .set(versions::definition_sha256.eq(&fingerprint))
+        .execute(conn)?;
+        filled += 1;
+    }
+    Ok(Some((last, filled)))
 }
 
 /// A version as the transparency log records it.

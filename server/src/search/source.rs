@@ -73,6 +73,7 @@ struct Chosen {
     findings: String,
     /// `versions.provenance`: set when trusted publishing published it.
     provenance: Option<String>,
+    definition_sha256: Option<String>,
 }
 
 /// How many findings the stored JSON array holds, read leniently (an odd
@@ -116,6 +117,7 @@ fn build_doc(tool: &ToolRow, v: Chosen) -> SearchDoc {
     SearchDoc {
         name: tool.name.clone(),
         version: v.version,
+        definition_sha256: v.definition_sha256,
         title: manifest.title,
         description: manifest.description.unwrap_or_default(),
         notes: v
@@ -212,6 +214,7 @@ const CHOSEN_COLUMNS: (
     versions::blocked_reason,
     version_contents::findings,
     versions::provenance,
+    versions::definition_sha256,
 ) = (
     versions::version,
     versions::format,
@@ -223,6 +226,7 @@ const CHOSEN_COLUMNS: (
     versions::blocked_reason,
     version_contents::findings,
     versions::provenance,
+    versions::definition_sha256,
 );
 
 /// Every searchable tool's document in a few bulk queries (for `reindex`).

@@ -154,6 +154,8 @@ pub struct VersionDetail {
     pub findings: Vec<Finding>,
     /// The CI run that published it (trusted publishing), if one did.
     pub provenance: Option<toolreg_api::Provenance>,
+    /// The stored definition fingerprint (`sha256:` + hex), if it has one.
+    pub definition_sha256: Option<String>,
 }
 
 /// Where the web pages get their data. Implementations are synchronous (the

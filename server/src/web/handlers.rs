@@ -1,6 +1,7 @@
 //! The page handlers: `GET /` (search, or just the results region when asked
-//! with `X-Partial: results`), `GET /tools/{name}`, `GET /tools/{name}/{version}`
-//! and the HTML 404 for anything else under `/tools/`. Every HTML answer
+//! with `X-Partial: results`), `GET /tools/{name}`, `GET /tools/{name}/{version}`,
+//! `GET /tools/{name}/diff/{A}...{B}` and the HTML 404 for anything else
+//! under `/tools/`. Every HTML answer
 //! carries the security headers of [`html_response`].
 
 use actix_web::http::header::{self, HeaderValue};
@@ -11,7 +12,8 @@ use askama::Template;
 use super::catalog::Catalog;
 use super::html;
 use super::pages::{
-    tool_url, version_url, ErrorPage, IndexPage, ResultsFragment, ResultsView, ToolPage,
+    diff_url, tool_url, version_url, DiffPage, ErrorPage, IndexPage, ResultsFragment, ResultsView,
+    ToolPage,
 };
 use super::query;
 use crate::error::AppError;
@@ -251,6 +253,73 @@ async fn show<C: Catalog>(
         Ok(Some((summary, _, Some(detail), required))) => {
             let required = required.unwrap_or_default();
             render(StatusCode::OK, &ToolPage::new(&summary, &detail, required))
+        }
+    }
+}
+
+/// `GET /tools/{name}/diff/{A}...{B}`: what changed from version A to B.
+/// 404 naming what is unknown (the tool, a version, a malformed range);
+/// 403 when either version is blocked (its definition is withheld).
+pub async fn tool_diff<C: Catalog>(
+    catalog: web::Data<C>,
+    path: web::Path<(String, String)>,
+) -> HttpResponse {
+    let (name, range) = path.into_inner();
+    let parsed = range.split_once("...").and_then(|(a, b)| {
+        Some((
+            semver::Version::parse(a).ok()?,
+            semver::Version::parse(b).ok()?,
+        ))
+    });
+    let Some((from, to)) = parsed else {
+        return not_found(format!(
+            "`{range}` is not a version range: compare two versions as A...B, like 1.0.0...1.1.0."
+        ));
+    };
+    let lookup = name.clone();
+    let found = blocking(&catalog, move |c| {
+        let Some(summary) = c.tool(&lookup)? else {
+            return Ok(None);
+        };
+        let a = c.version(&summary.name, &from)?;
+        let b = c.version(&summary.name, &to)?;
+        Ok(Some((summary, from, a, to, b)))
+    })
+    .await;
+    match found {
+        Err(e) => error_page(&e),
+        Ok(None) => not_found(format!("There is no tool named `{name}` in this registry.")),
+        Ok(Some((summary, from, a, to, b))) => {
+            let (a, b) = match (a, b) {
+                (Some(a), Some(b)) => (a, b),
+                (a, _) => {
+                    let missing = if a.is_none() { from } else { to };
+                    return not_found(format!("`{}` has no version {missing}.", summary.name));
+                }
+            };
+            if summary.name != name {
+                let target = diff_url(
+                    &summary.name,
+                    &a.row.version.to_string(),
+                    &b.row.version.to_string(),
+                );
+                return HttpResponse::PermanentRedirect()
+                    .insert_header((header::LOCATION, target))
+                    .insert_header((header::CACHE_CONTROL, HeaderValue::from_static("no-cache")))
+                    .finish();
+            }
+            for v in [&a, &b] {
+                if v.row.blocked {
+                    return error_page(&AppError::Blocked(format!(
+                        "{} is withheld, so it is not compared.",
+                        crate::controllers::blocked_message(
+                            &v.row.version.to_string(),
+                            v.row.blocked_reason.as_deref()
+                        )
+                    )));
+                }
+            }
+            render(StatusCode::OK, &DiffPage::new(&summary.name, &a, &b))
         }
     }
 }

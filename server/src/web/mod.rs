@@ -1,5 +1,6 @@
 //! The web index: server-rendered HTML pages for people (search at `/`, tool
-//! pages at `/tools/{name}[/{version}]`) and their embedded assets at
+//! pages at `/tools/{name}[/{version}]`, version diffs at
+//! `/tools/{name}/diff/{A}...{B}`) and their embedded assets at
 //! `/static/`. Pages work without JavaScript; `static/app.js` only adds
 //! search-as-you-type and copy buttons. Every page is sent with a strict
 //! Content-Security-Policy, so templates carry no inline script or style.
@@ -41,6 +42,10 @@ pub fn configure_with<C: Catalog>(cfg: &mut web::ServiceConfig) {
             web::scope("/tools")
                 .route("/{name}", web::get().to(handlers::tool::<C>))
                 .route("/{name}/", web::get().to(handlers::tool::<C>))
+                .route(
+                    "/{name}/diff/{range}",
+                    web::get().to(handlers::tool_diff::<C>),
+                )
                 .route(
                     "/{name}/{version}",
                     web::get().to(handlers::tool_version::<C>),

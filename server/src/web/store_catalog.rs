@@ -84,6 +84,7 @@ impl Catalog for AppState {
                 tool.name, v.version
             ))
         })?;
+        let definition_sha256 = v.definition_sha256.clone();
         let row = VersionListRow {
             version: parse_version(&v.version)?,
             sha256: v.sha256,
@@ -112,6 +113,7 @@ impl Catalog for AppState {
             findings,
             provenance: VersionRow::provenance(conn, v.id)?
                 .and_then(|p| serde_json::from_str(&p).ok()),
+            definition_sha256,
         }))
     }
 

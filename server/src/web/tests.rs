@@ -120,6 +120,7 @@ fn tool(
         readme: readme.map(crate::web::html::markdown).unwrap_or_default(),
         findings: Vec::new(),
         provenance: None,
+        definition_sha256: Some(format!("sha256:{}", "cd".repeat(32))),
     };
     detail.manifest.original = br#"{"name": "<script>alert(1)</script>"}"#.to_vec();
     let summary = ToolSummary {
@@ -289,6 +290,10 @@ async fn tool_page_renders_and_sanitizes() {
         "{body}"
     );
     assert!(body.contains(&"ab".repeat(32)), "sha256 missing");
+    assert!(
+        body.contains(&format!("sha256:{}", "cd".repeat(32))),
+        "definition fingerprint missing"
+    );
 }
 
 #[actix_web::test]

@@ -1,5 +1,6 @@
 //! `GET /api/v1/tools/{name}/{version}/attestation`: what the registry
-//! attests of a version — name, version, bundle digest and, for a version
+//! attests of a version — name, version, bundle digest, definition
+//! fingerprint and, for a version
 //! published through trusted publishing, the CI run it came from — signed
 //! with the transparency log's key as a note, so a client holding the
 //! pinned log key checks it offline (`toolreg` does when it pins or
@@ -43,7 +44,7 @@ pub async fn attestation(
                 name: tool.name,
                 version: v.version,
                 sha256: v.sha256,
-                definition_sha256: None,
+                definition_sha256: v.definition_sha256.clone(),
                 provenance,
             })
         })

@@ -147,6 +147,7 @@ pub async fn show_version(
                 name: tool.name,
                 version: v.version,
                 sha256: v.sha256,
+                definition_sha256: v.definition_sha256,
                 size: v.size,
                 format: v.format,
                 execution: v.execution,

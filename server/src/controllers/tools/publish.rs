@@ -5,8 +5,8 @@
 //! findings are refused), ownership and the publisher's tier (an untrusted
 //! publisher can't publish flagged code). Then the blob is stored
 //! content-addressed, and one database transaction makes the version visible
-//! together with its lint findings (the flags it carries), change log and
-//! audit rows. A failure at any point leaves nothing visible.
+//! together with its definition fingerprint, its lint findings (the flags it
+//! carries), change log and audit rows. A failure at any point leaves nothing visible.
 
 use std::collections::BTreeSet;
 
@@ -151,6 +151,7 @@ async fn publish_bundle(
         findings: serde_json::to_string(&loaded.findings)
             .map_err(|e| internal(format!("cannot encode the lint findings: {e}")))?,
         readme_html,
+        definition_sha256: toolreg_core::fingerprint::of_tool(tool),
         tier,
         kind: tool.execution.kind,
     };
@@ -257,6 +258,8 @@ struct NewRecord {
     readme: Option<String>,
     findings: String,
     readme_html: Option<String>,
+    /// The definition fingerprint of the canonical tool.
+    definition_sha256: String,
     tier: Tier,
     kind: ExecutionKind,
 }
@@ -415,6 +418,7 @@ fn insert_version(
             summary: &r.summary,
             // A token from trusted publishing stamps its CI run on the version.
             provenance: auth.token.provenance.as_deref(),
+            definition_sha256: Some(&r.definition_sha256),
         },
         &NewContent {
             manifest: &r.manifest,

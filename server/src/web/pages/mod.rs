@@ -5,14 +5,17 @@
 //!
 //! * [`index`]: the home page, the search form; [`results`]: its results region.
 //! * [`tool`]: a tool page; [`version`]: the parts of it about one version.
+//! * [`diff`]: what changed between two versions.
 //! * [`error`]: the error pages.
 
+pub mod diff;
 pub mod error;
 pub mod index;
 pub mod results;
 pub mod tool;
 pub mod version;
 
+pub use diff::{diff_url, DiffPage};
 pub use error::ErrorPage;
 pub use index::{Filter, FilterOption, IndexPage};
 pub use results::{HitView, ResultsFragment, ResultsView};

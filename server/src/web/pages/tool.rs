@@ -55,6 +55,8 @@ pub struct ToolView {
     pub published_date: String,
     pub size: String,
     pub sha256: String,
+    /// The definition fingerprint (empty when the version has none stored).
+    pub definition_sha256: String,
     pub bundle_url: String,
     pub version_downloads: String,
     pub tool_downloads: String,
@@ -139,6 +141,8 @@ impl ProvenanceView {
 pub struct VersionLine {
     pub version: String,
     pub url: String,
+    /// The diff page from the next older version, if there is one.
+    pub diff_url: Option<String>,
     pub current: bool,
     pub published_at: String,
     pub published_date: String,
@@ -256,9 +260,23 @@ impl ToolView {
         let versions = summary
             .versions
             .iter()
-            .map(|v| VersionLine {
+            .enumerate()
+            .map(|(i, v)| VersionLine {
                 version: v.version.to_string(),
                 url: version_url(&name, &v.version.to_string()),
+                // Newest first: the previous version is the next one listed.
+                diff_url: summary
+                    .versions
+                    .get(i + 1)
+                    .filter(|prev| {
+                        let open = |r: &crate::web::catalog::VersionListRow| {
+                            !r.blocked && r.quarantine_reason.is_none()
+                        };
+                        open(prev) && open(v)
+                    })
+                    .map(|prev| {
+                        super::diff_url(&name, &prev.version.to_string(), &v.version.to_string())
+                    }),
                 current: v.version == row.version,
                 published_at: v.published_at.clone(),
                 published_date: date_only(&v.published_at),
@@ -319,6 +337,7 @@ impl ToolView {
             published_date: date_only(&row.published_at),
             size: size_label(row.size),
             sha256: row.sha256.clone(),
+            definition_sha256: detail.definition_sha256.clone().unwrap_or_default(),
             bundle_url: format!("/api/v1/tools/{name}/{version}/download"),
             version_downloads: downloads_label(row.downloads),
             tool_downloads: format!("{} (all versions)", downloads_label(summary.downloads)),

@@ -1,0 +1,1 @@
+ALTER TABLE versions DROP COLUMN definition_sha256;
