@@ -155,6 +155,29 @@ pub enum Error {
     /// digest is not the logged one.
     #[error("transparency log check failed for {registry}: {message}")]
     Log { registry: String, message: String },
+
+    /// Trusted publishing could not get a CI job's ID token (the CI
+    /// platform refused, or the job lacks the permission to ask).
+    #[error("trusted publishing: {0}")]
+    Oidc(String),
+
+    /// A version's signed attestation does not verify or does not say what
+    /// the registry serves; nothing was pinned or installed.
+    #[error("attestation check failed for {name} {version}: {message}")]
+    Attestation {
+        name: String,
+        version: String,
+        message: String,
+    },
+
+    /// The project requires provenance and the version has none.
+    #[error("{name} {version} has no verified provenance, which this project's policy requires ({location}: {line})")]
+    NoProvenance {
+        name: String,
+        version: String,
+        location: String,
+        line: String,
+    },
 }
 
 fn count(n: usize) -> String {
@@ -203,6 +226,9 @@ impl Error {
                 format!("url: {url}"),
             ],
             Error::Drift { details, .. } => details.clone(),
+            Error::Attestation { .. } | Error::NoProvenance { .. } => vec![
+                "nothing was pinned or installed".to_string(),
+            ],
             _ => Vec::new(),
         }
     }

@@ -10,6 +10,7 @@ pub mod config;
 pub mod error;
 pub mod install;
 pub mod lock;
+pub mod oidc;
 pub mod output;
 pub mod pinning;
 pub mod project;

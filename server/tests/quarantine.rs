@@ -430,7 +430,11 @@ async fn quarantine_withholds_everything_until_lifted(app: TestApp) {
     let (_, v) = json(app.get("/api/v1/tools/calc/1.1.0").await).await;
     assert_eq!(v["quarantined"], true);
     assert_eq!(v["quarantine_reason"], why);
-    assert_eq!(v["definition"], Value::Null, "the definition is withheld: {v:#}");
+    assert_eq!(
+        v["definition"],
+        Value::Null,
+        "the definition is withheld: {v:#}"
+    );
     assert_eq!(v["manifest"], Value::Null);
     assert_eq!(v["readme"], Value::Null);
     let (_, open) = json(app.get("/api/v1/tools/calc/1.0.0").await).await;
@@ -517,7 +521,10 @@ async fn quarantine_withholds_everything_until_lifted(app: TestApp) {
     assert_eq!(resolved["version"], "1.1.0");
     let (_, v) = json(app.get("/api/v1/tools/calc/1.1.0").await).await;
     assert_eq!(v["quarantined"], false);
-    assert!(v["definition"].as_str().is_some_and(|d| !d.is_empty()), "{v:#}");
+    assert!(
+        v["definition"].as_str().is_some_and(|d| !d.is_empty()),
+        "{v:#}"
+    );
     let (_, tool) = json(app.get("/api/v1/tools/calc").await).await;
     assert_eq!(tool["latest_version"], "1.1.0");
     assert_eq!(tool["versions"][0]["quarantined"], false);

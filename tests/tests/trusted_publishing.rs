@@ -1,0 +1,268 @@
+//! Trusted publishing through the real binaries, on both backends: a
+//! `toolreg-server` process trusting a local OpenID Connect issuer
+//! (`toolreg_test_support::issuer`, `--trusted-issuer`), and `toolreg` run
+//! as a process.
+//!
+//! - The owner adds, lists and removes trusted publishers with
+//!   `toolreg trusted-publisher`; a refused one prints the registry's detail.
+//! - `toolreg publish` with no token and GitHub Actions' variables pointed
+//!   at the issuer exchanges the job's ID token and publishes; with
+//!   `TOOLREG_OIDC_TOKEN` (GitLab's way) it exchanges that; a wrong
+//!   audience and a removed trusted publisher are refused, naming why.
+//! - `toolreg info` shows the version's provenance.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+use toolreg_e2e::{
+    both_backends, copy_dir, corpus_tool, write_tool_manifest, Backend, Server, User,
+};
+use toolreg_test_support::issuer::Issuer;
+
+const REPO: &str = "acme/tools";
+const WORKFLOW: &str = "release.yml";
+
+/// A registry trusting a local issuer, with `alice` (logged in) owning
+/// `ci-tool` 1.0.0, published with her own token.
+struct Ci {
+    server: Server,
+    issuer: Issuer,
+    alice: User,
+    work: tempfile::TempDir,
+}
+
+fn start(backend: Backend) -> Option<Ci> {
+    let issuer = Issuer::start();
+    let server = Server::start_with(backend, &["--trusted-issuer", &issuer.url])?;
+    let token = server.create_user("alice", "trusted");
+    let alice = User::new();
+    let work = tempfile::tempdir().unwrap();
+    alice
+        .run(
+            work.path(),
+            &["login", "--registry", &server.url, "--token", &token],
+        )
+        .ok();
+    let ci = Ci {
+        server,
+        issuer,
+        alice,
+        work,
+    };
+    let dir = ci.tool("ci-tool", "1.0.0");
+    ci.alice
+        .run(ci.work(), &["publish", dir.to_str().unwrap()])
+        .ok();
+    Some(ci)
+}
+
+impl Ci {
+    fn work(&self) -> &Path {
+        self.work.path()
+    }
+
+    /// An HTTP tool directory `name` at `version`.
+    fn tool(&self, name: &str, version: &str) -> PathBuf {
+        let dir = self.work().join(format!("{name}-{version}"));
+        copy_dir(&corpus_tool("matimo/github-create-issue"), &dir);
+        write_tool_manifest(&dir, name, version);
+        dir
+    }
+
+    /// `toolreg publish` of `name` `version` in a CI job: a user with no
+    /// stored token, the registry from `TOOLREG_REGISTRY`, and `env`.
+    fn publish_in_ci(
+        &self,
+        name: &str,
+        version: &str,
+        env: &[(String, String)],
+    ) -> toolreg_e2e::Run {
+        let dir = self.tool(name, version);
+        let job = User::new();
+        let mut env = env.to_vec();
+        env.push(("TOOLREG_REGISTRY".into(), self.server.url.clone()));
+        job.run_with_env(self.work(), &["publish", dir.to_str().unwrap()], &env)
+    }
+
+    fn alice(&self, args: &[&str]) -> toolreg_e2e::Run {
+        self.alice.run(self.work(), args)
+    }
+}
+
+/// Neither the exchanged registry token nor an ID token (a JWT starts
+/// `eyJ`) is printed.
+#[track_caller]
+fn no_tokens_shown(run: &toolreg_e2e::Run) {
+    for text in [&run.stdout, &run.stderr] {
+        assert!(
+            !text.contains("trg_") && !text.contains("eyJ"),
+            "a token was printed:\n{text}"
+        );
+    }
+}
+
+/// GitLab CI's ID-token claims for a pipeline of `project` (minted by the
+/// local issuer as `TOOLREG_OIDC_TOKEN`).
+fn gitlab_claims(issuer: &Issuer, project: &str) -> Value {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    json!({
+        "iss": issuer.url, "aud": "toolreg", "sub": format!("project_path:{project}:ref_type:branch:ref:main"),
+        "jti": format!("gl-{now}-{}", std::process::id()), "iat": now, "nbf": now, "exp": now + 300,
+        "project_path": project, "namespace_path": "acme",
+        "ci_config_ref_uri": format!("gitlab.com/{project}//.gitlab-ci.yml@refs/heads/main"),
+        "ref": "main", "ref_type": "branch", "sha": "fedcba9876543210fedcba9876543210fedcba98",
+        "pipeline_id": "77", "job_id": "7001",
+    })
+}
+
+fn publish_from_ci(ci: Ci) {
+    // The owner trusts acme/tools' release.yml for ci-tool.
+    let added = ci
+        .alice(&[
+            "trusted-publisher",
+            "add",
+            "ci-tool",
+            "--issuer",
+            &ci.issuer.url,
+            "--repository",
+            REPO,
+            "--workflow",
+            WORKFLOW,
+            "--json",
+        ])
+        .ok()
+        .json();
+    assert_eq!(added["repository"], REPO, "{added}");
+    assert_eq!(added["workflow"], WORKFLOW, "{added}");
+    assert_eq!(added["created_by"], "alice", "{added}");
+    let listed = ci.alice(&["trusted-publisher", "list", "ci-tool"]).ok();
+    assert!(
+        listed.stdout.contains(REPO) && listed.stdout.contains(WORKFLOW),
+        "{}",
+        listed.stdout
+    );
+    // An issuer the registry does not trust is refused with its detail.
+    let refused = ci
+        .alice(&[
+            "trusted-publisher",
+            "add",
+            "ci-tool",
+            "--gitlab",
+            "--repository",
+            REPO,
+            "--workflow",
+            ".gitlab-ci.yml",
+        ])
+        .fails_with(&[
+            "adding a trusted publisher to ci-tool failed",
+            "https://gitlab.com",
+        ]);
+    assert!(refused.stderr.contains("issuer"), "{}", refused.stderr);
+
+    // The CI job: no token, GitHub Actions' variables, the issuer mints.
+    let actions = ci
+        .issuer
+        .actions_env(ci.issuer.github_claims(REPO, WORKFLOW));
+    let run = ci.publish_in_ci("ci-tool", "1.1.0", &actions).ok();
+    no_tokens_shown(&run);
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("trusted publishing:"))
+        .unwrap_or_else(|| panic!("no trusted publishing line:\n{}", run.stderr));
+    for needle in ["GitHub Actions", REPO, "ci-tool"] {
+        assert!(line.contains(needle), "{needle} not in {line}");
+    }
+    assert!(
+        run.stdout.contains("published ci-tool 1.1.0"),
+        "{}",
+        run.stdout
+    );
+
+    // info shows the provenance; the version published with a user's token has none.
+    let info = ci.alice(&["info", "ci-tool@1.1.0"]).ok();
+    for needle in [
+        REPO,
+        WORKFLOW,
+        "refs/tags/v1.1.0",
+        "0123456789abcdef0123456789abcdef01234567",
+        "4242",
+    ] {
+        assert!(info.stdout.contains(needle), "{needle}:\n{}", info.stdout);
+    }
+    let v = ci.alice(&["info", "ci-tool@1.1.0", "--json"]).ok().json();
+    assert_eq!(
+        v["provenance"],
+        json!({"issuer": ci.issuer.url, "repository": REPO, "workflow": WORKFLOW,
+               "ref": "refs/tags/v1.1.0", "sha": "0123456789abcdef0123456789abcdef01234567",
+               "run_id": "4242"}),
+        "{v}"
+    );
+    let old = ci.alice(&["info", "ci-tool@1.0.0"]).ok();
+    assert!(old.stdout.contains("provenance none"), "{}", old.stdout);
+
+    // An ID token for another audience is refused by the registry, which says so.
+    let mut other = actions.clone();
+    other.push(("TOOLREG_OIDC_AUDIENCE".into(), "not-toolreg".into()));
+    let run = ci
+        .publish_in_ci("ci-tool", "1.2.0", &other)
+        .fails_with(&["exchanging the CI job's ID token failed", "audience"]);
+    no_tokens_shown(&run);
+
+    // GitLab's way: the ID token in TOOLREG_OIDC_TOKEN.
+    ci.alice(&[
+        "trusted-publisher",
+        "add",
+        "ci-tool",
+        "--issuer",
+        &ci.issuer.url,
+        "--repository",
+        "acme/gl-tools",
+        "--workflow",
+        ".gitlab-ci.yml",
+    ])
+    .ok();
+    let token = ci.issuer.mint(&gitlab_claims(&ci.issuer, "acme/gl-tools"));
+    let run = ci
+        .publish_in_ci("ci-tool", "1.2.0", &[("TOOLREG_OIDC_TOKEN".into(), token)])
+        .ok();
+    no_tokens_shown(&run);
+    assert!(
+        run.stderr.contains("TOOLREG_OIDC_TOKEN") && run.stderr.contains("acme/gl-tools"),
+        "{}",
+        run.stderr
+    );
+    let v = ci.alice(&["info", "ci-tool@1.2.0", "--json"]).ok().json();
+    assert_eq!(v["provenance"]["repository"], "acme/gl-tools", "{v}");
+    assert_eq!(v["provenance"]["workflow"], ".gitlab-ci.yml", "{v}");
+    assert_eq!(v["provenance"]["run_id"], "77", "{v}");
+
+    // Outside CI, no token is the usual error.
+    ci.publish_in_ci("ci-tool", "1.3.0", &[])
+        .fails_with(&["no token for", "toolreg login"]);
+
+    // Removed: the workflow's ID tokens no longer publish.
+    let id = added["id"].as_i64().expect("id").to_string();
+    ci.alice(&["trusted-publisher", "remove", "ci-tool", &id])
+        .ok();
+    let listed = ci
+        .alice(&["trusted-publisher", "list", "ci-tool", "--json"])
+        .ok()
+        .json();
+    assert_eq!(
+        listed["trusted_publishers"].as_array().map(Vec::len),
+        Some(1),
+        "{listed}"
+    );
+    let run = ci
+        .publish_in_ci("ci-tool", "1.3.0", &actions)
+        .fails_with(&["no trusted publisher for repository", REPO]);
+    no_tokens_shown(&run);
+    ci.alice(&["trusted-publisher", "remove", "ci-tool", &id])
+        .fails_with(&["has no trusted publisher"]);
+}
+
+both_backends!(start => publish_from_ci);
