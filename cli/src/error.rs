@@ -226,8 +226,9 @@ impl Error {
                 format!("url: {url}"),
             ],
             Error::Drift { details, .. } => details.clone(),
-            Error::Attestation { .. } | Error::NoProvenance { .. } => vec![
-                "nothing was pinned or installed".to_string(),
+            Error::Attestation { .. } => vec!["nothing was pinned or installed".to_string()],
+            Error::NoProvenance { .. } => vec![
+                "it was not published from CI through trusted publishing; nothing was pinned or installed".to_string(),
             ],
             _ => Vec::new(),
         }

@@ -14,6 +14,7 @@ pub mod oidc;
 pub mod output;
 pub mod pinning;
 pub mod project;
+pub mod provenance;
 pub mod transparency;
 
 pub use error::{Error, Result};

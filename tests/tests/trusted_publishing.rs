@@ -10,12 +10,21 @@
 //!   `TOOLREG_OIDC_TOKEN` (GitLab's way) it exchanges that; a wrong
 //!   audience and a removed trusted publisher are refused, naming why.
 //! - `toolreg info` shows the version's provenance.
+//! - `add` and `install` verify the attestation of a version with
+//!   provenance against the pinned log key, and refuse one that does not
+//!   verify or does not say what the version claims (through a proxy that
+//!   alters the registry's answers), writing nothing.
+//! - `[policy] require_provenance` refuses a version published with a
+//!   user's token, naming it, in `add` and `install`.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 use toolreg_e2e::{
-    both_backends, copy_dir, corpus_tool, write_tool_manifest, Backend, Server, User,
+    both_backends, copy_dir, corpus_tool, write_tool_manifest, Backend, FakeRegistry, Reply,
+    Server, User,
 };
 use toolreg_test_support::issuer::Issuer;
 
@@ -265,4 +274,192 @@ fn publish_from_ci(ci: Ci) {
         .fails_with(&["has no trusted publisher"]);
 }
 
-both_backends!(start => publish_from_ci);
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// An agent project `name` on `registry` whose toolreg.toml is `[registry]` + `rest`.
+fn project(ci: &Ci, registry: &str, name: &str, rest: &str) -> (PathBuf, String) {
+    let dir = ci.work().join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let manifest = format!("[registry]\nurl = \"{registry}\"\n\n{rest}");
+    std::fs::write(dir.join("toolreg.toml"), &manifest).unwrap();
+    (dir, manifest)
+}
+
+/// What the proxy in front of the registry does to its answers.
+const PASS: u8 = 0;
+/// The version JSON of 1.1.0 claims another CI run than the one attested.
+const CLAIM_OTHER_RUN: u8 = 1;
+/// The attestation of 1.1.0 says another run, its signature left as it was.
+const ALTER_ATTESTATION: u8 = 2;
+
+/// A proxy forwarding GETs to `upstream`, altering answers as `mode` says.
+fn proxy(upstream: &str, mode: Arc<AtomicU8>) -> FakeRegistry {
+    let upstream = upstream.to_string();
+    FakeRegistry::start(move |method, path| {
+        assert_eq!(method, "GET", "the consumer commands only read");
+        let res = reqwest::blocking::Client::new()
+            .get(format!("{upstream}{path}"))
+            .send()
+            .expect("forward to the registry");
+        let status = res.status().as_u16();
+        let content_type = match res
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+        {
+            t if t.starts_with("application/problem+json") => "application/problem+json",
+            t if t.starts_with("application/json") => "application/json",
+            t if t.starts_with("text/") => "text/plain",
+            _ => "application/gzip",
+        };
+        let mut body = res.bytes().expect("the registry's answer").to_vec();
+        let path = path.split('?').next().unwrap_or(path);
+        match mode.load(Ordering::SeqCst) {
+            CLAIM_OTHER_RUN if path == "/api/v1/tools/ci-tool/1.1.0" => {
+                let mut v: Value = serde_json::from_slice(&body).unwrap();
+                v["provenance"]["run_id"] = json!("9999");
+                body = v.to_string().into_bytes();
+            }
+            ALTER_ATTESTATION if path == "/api/v1/tools/ci-tool/1.1.0/attestation" => {
+                let mut a: Value = serde_json::from_slice(&body).unwrap();
+                let note = a["note"].as_str().unwrap().replace("4242", "9999");
+                a["note"] = json!(note);
+                a["statement"]["provenance"]["run_id"] = json!("9999");
+                body = a.to_string().into_bytes();
+            }
+            _ => {}
+        }
+        Reply {
+            status,
+            content_type,
+            body,
+        }
+    })
+}
+
+fn consumers_verify_provenance(ci: Ci) {
+    let actions = ci
+        .issuer
+        .actions_env(ci.issuer.github_claims(REPO, WORKFLOW));
+    ci.alice(&[
+        "trusted-publisher",
+        "add",
+        "ci-tool",
+        "--issuer",
+        &ci.issuer.url,
+        "--repository",
+        REPO,
+        "--workflow",
+        WORKFLOW,
+    ])
+    .ok();
+    ci.publish_in_ci("ci-tool", "1.1.0", &actions).ok();
+    let verified =
+        "provenance of ci-tool 1.1.0: built by acme/tools (release.yml, refs/tags/v1.1.0";
+    let url = ci.server.url.clone();
+
+    // add and install check the attestation and say so.
+    let (agent, _) = project(&ci, &url, "agent", "[tools]\n");
+    let run = ci.alice.run(&agent, &["add", "ci-tool@=1.1.0"]).ok();
+    assert!(
+        run.stderr.contains(verified) && run.stderr.contains("attestation verified"),
+        "{}",
+        run.stderr
+    );
+    let run = ci.alice.run(&agent, &["install"]).ok();
+    assert!(run.stderr.contains(verified), "{}", run.stderr);
+    assert!(agent.join(".toolreg/tools/ci-tool/1.1.0").is_dir());
+
+    // require_provenance: a version published with a user's token is refused by name.
+    let strict = "[tools]\n\n[policy]\nrequire_provenance = true\n";
+    let (dir, manifest) = project(&ci, &url, "strict", strict);
+    ci.alice.run(&dir, &["add", "ci-tool@=1.0.0"]).fails_with(&[
+        "ci-tool 1.0.0 has no verified provenance",
+        "toolreg.toml:7: require_provenance = true",
+        "not published from CI through trusted publishing",
+    ]);
+    assert_eq!(read(&dir.join("toolreg.toml")), manifest);
+    assert!(!dir.join("toolreg.lock").exists());
+    let run = ci.alice.run(&dir, &["add", "ci-tool@^1"]).ok();
+    assert!(run.stdout.contains("locked 1.1.0"), "{}", run.stdout);
+    ci.alice.run(&dir, &["install"]).ok();
+
+    // ... and by install, for the tools the list names, before the lock is written.
+    let some = "[tools]\nci-tool = \"=1.0.0\"\n\n[policy]\nrequire_provenance = [\"ci-tool\"]\n";
+    let (dir, manifest) = project(&ci, &url, "strict-install", some);
+    ci.alice.run(&dir, &["install"]).fails_with(&[
+        "ci-tool 1.0.0 has no verified provenance",
+        "require_provenance = [\"ci-tool\"]",
+    ]);
+    assert_eq!(read(&dir.join("toolreg.toml")), manifest);
+    assert!(!dir.join("toolreg.lock").exists() && !dir.join(".toolreg").exists());
+    // Once the policy requires it, an installed pin with provenance still
+    // installs, and one without is refused even though nothing is downloaded.
+    let require = |dir: &Path| {
+        let text = read(&dir.join("toolreg.toml"))
+            .replace("[tools]", "[policy]\nrequire_provenance = true\n\n[tools]");
+        std::fs::write(dir.join("toolreg.toml"), text).unwrap();
+    };
+    require(&agent);
+    ci.alice.run(&agent, &["install", "--locked"]).ok();
+    let (old, _) = project(&ci, &url, "old", "[tools]\nci-tool = \"=1.0.0\"\n");
+    ci.alice.run(&old, &["install"]).ok();
+    require(&old);
+    ci.alice
+        .run(&old, &["install", "--locked"])
+        .fails_with(&["ci-tool 1.0.0 has no verified provenance"]);
+    // update too, until the requirement allows a version with provenance.
+    let lock = read(&old.join("toolreg.lock"));
+    ci.alice
+        .run(&old, &["update"])
+        .fails_with(&["ci-tool 1.0.0 has no verified provenance"]);
+    assert_eq!(read(&old.join("toolreg.lock")), lock);
+    let text = read(&old.join("toolreg.toml")).replace("\"=1.0.0\"", "\"^1\"");
+    std::fs::write(old.join("toolreg.toml"), text).unwrap();
+    let run = ci.alice.run(&old, &["update"]).ok();
+    assert!(
+        run.stdout.contains("updating ci-tool 1.0.0 -> 1.1.0") && run.stderr.contains(verified),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+
+    // Through a proxy that alters the registry's answers.
+    let mode = Arc::new(AtomicU8::new(PASS));
+    let fake = proxy(&url, mode.clone());
+    let (via, _) = project(&ci, &fake.url, "via-proxy", "[tools]\n");
+    ci.alice.run(&via, &["add", "ci-tool@=1.1.0"]).ok();
+    let lock = read(&via.join("toolreg.lock"));
+
+    mode.store(ALTER_ATTESTATION, Ordering::SeqCst);
+    let run = ci.alice.run(&via, &["install"]).fails_with(&[
+        "attestation check failed for ci-tool 1.1.0",
+        "not signed by the pinned log key",
+    ]);
+    assert!(
+        !via.join(".toolreg/tools/ci-tool/1.1.0").exists(),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(read(&via.join("toolreg.lock")), lock);
+
+    mode.store(CLAIM_OTHER_RUN, Ordering::SeqCst);
+    let (other, manifest) = project(&ci, &fake.url, "via-proxy-2", "[tools]\n");
+    ci.alice
+        .run(&other, &["add", "ci-tool@=1.1.0"])
+        .fails_with(&[
+            "attestation check failed for ci-tool 1.1.0",
+            "run 9999",
+            "run 4242",
+        ]);
+    assert_eq!(read(&other.join("toolreg.toml")), manifest);
+    assert!(!other.join("toolreg.lock").exists());
+
+    mode.store(PASS, Ordering::SeqCst);
+    ci.alice.run(&via, &["install"]).ok();
+}
+
+both_backends!(start => publish_from_ci, consumers_verify_provenance);

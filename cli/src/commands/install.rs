@@ -40,6 +40,7 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
         let mut lock = existing.unwrap_or_default();
         let client = ctx.client(Some(&project))?;
         let changes = pinning::sync(&client, &requirements, &mut lock, policy.as_ref(), None)?;
+        check_new_pins(&client, &project, &lock, &changes)?;
         for c in &changes {
             if !ctx.json {
                 output::status(c.to_string());
@@ -67,6 +68,11 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
             .ok()
             .filter(|s| s.registry == tool.registry)
             .and_then(|s| s.token);
+        // Pins already installed are not downloaded again: when the policy
+        // requires provenance, check theirs here.
+        if log.requires_provenance(&tool.name) {
+            log.check_provenance(&client, tool)?;
+        }
         let done = install::install(&ctx.cwd, tool, || {
             let download = Client::new(&tool.registry, token)?
                 .download(&tool.name, &tool.version.to_string())?;
@@ -141,4 +147,22 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
         );
     }
     Ok(0)
+}
+
+/// The provenance of every pin `sync` added or moved, checked before the
+/// lock is written: an attestation that does not verify, or a version
+/// without provenance the policy requires, leaves the lock as it was.
+fn check_new_pins(
+    client: &Client,
+    project: &Project,
+    lock: &Lockfile,
+    changes: &[pinning::Change],
+) -> Result<()> {
+    let mut session = crate::transparency::Session::new(client, project, lock)?;
+    for change in changes {
+        if let pinning::Change::Added(pin) | pinning::Change::Updated { to: pin, .. } = change {
+            session.check_provenance(client, pin)?;
+        }
+    }
+    Ok(())
 }
