@@ -116,8 +116,13 @@ impl Session {
         if self.provenance_checked.iter().any(seen) {
             return Ok(None);
         }
-        let answer = client.version(&pin.name, &version)?;
-        let Some(claimed) = answer.provenance else {
+        // A registry without the version document claims no provenance.
+        let claimed = match client.version(&pin.name, &version) {
+            Ok(answer) => answer.provenance,
+            Err(Error::Api(api)) if api.status == 404 => None,
+            Err(e) => return Err(e),
+        };
+        let Some(claimed) = claimed else {
             if let Some(policy) = self
                 .provenance_policy
                 .as_ref()

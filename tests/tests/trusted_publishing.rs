@@ -249,9 +249,29 @@ fn publish_from_ci(ci: Ci) {
     assert_eq!(v["provenance"]["workflow"], ".gitlab-ci.yml", "{v}");
     assert_eq!(v["provenance"]["run_id"], "77", "{v}");
 
-    // Outside CI, no token is the usual error.
+    // Outside CI, no token is the usual error; a GitHub Actions job without
+    // `id-token: write` is told what it lacks.
     ci.publish_in_ci("ci-tool", "1.3.0", &[])
         .fails_with(&["no token for", "toolreg login"]);
+    ci.publish_in_ci(
+        "ci-tool",
+        "1.3.0",
+        &[("GITHUB_ACTIONS".into(), "true".into())],
+    )
+    .fails_with(&["trusted publishing:", "permissions: id-token: write"]);
+
+    // Only owners see or change a tool's trusted publishers.
+    let bob = User::new();
+    let token = ci.server.create_user("bob", "trusted");
+    for args in [
+        &["trusted-publisher", "list", "ci-tool"][..],
+        &["trusted-publisher", "remove", "ci-tool", "1"][..],
+    ] {
+        let mut args = args.to_vec();
+        args.extend(["--registry", &ci.server.url, "--token", &token]);
+        bob.run(ci.work(), &args)
+            .fails_with(&["only owners of `ci-tool`", "403"]);
+    }
 
     // Removed: the workflow's ID tokens no longer publish.
     let id = added["id"].as_i64().expect("id").to_string();
