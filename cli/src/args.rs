@@ -206,6 +206,58 @@ pub enum Command {
         #[command(subcommand)]
         action: OwnerAction,
     },
+    /// List, add or remove the CI workflows that may publish a tool without
+    /// a stored token (trusted publishing; owners only).
+    TrustedPublisher {
+        #[command(subcommand)]
+        action: TrustedPublisherAction,
+    },
+}
+
+/// GitHub Actions' OpenID Connect issuer.
+pub const GITHUB_ISSUER: &str = "https://token.actions.githubusercontent.com";
+/// GitLab.com's OpenID Connect issuer.
+pub const GITLAB_ISSUER: &str = "https://gitlab.com";
+
+#[derive(Debug, Subcommand)]
+pub enum TrustedPublisherAction {
+    /// List the trusted publishers of NAME.
+    List { name: String },
+    /// Let a CI workflow publish new versions of NAME.
+    Add {
+        name: String,
+        /// The CI platform's OpenID Connect issuer (default: GitHub Actions').
+        #[arg(long, value_name = "URL", conflicts_with_all = ["github", "gitlab"])]
+        issuer: Option<String>,
+        /// Shorthand for `--issuer https://token.actions.githubusercontent.com`.
+        #[arg(long, conflicts_with = "gitlab")]
+        github: bool,
+        /// Shorthand for `--issuer https://gitlab.com`.
+        #[arg(long)]
+        gitlab: bool,
+        /// `org/repo` (GitHub) or `group/project` (GitLab).
+        #[arg(long, value_name = "ORG/REPO")]
+        repository: String,
+        /// The workflow file (`release.yml`) or GitLab CI configuration path (`.gitlab-ci.yml`).
+        #[arg(long, value_name = "FILE")]
+        workflow: String,
+        /// Only jobs running in this deployment environment.
+        #[arg(long, value_name = "ENV")]
+        environment: Option<String>,
+    },
+    /// Remove trusted publisher ID (see `list`) from NAME.
+    Remove { name: String, id: i64 },
+}
+
+impl TrustedPublisherAction {
+    /// The issuer `add` names: `--issuer`, `--gitlab`, else GitHub's.
+    pub fn issuer(issuer: Option<&str>, gitlab: bool) -> String {
+        match (issuer, gitlab) {
+            (Some(url), _) => url.trim().trim_end_matches('/').to_string(),
+            (None, true) => GITLAB_ISSUER.to_string(),
+            (None, false) => GITHUB_ISSUER.to_string(),
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]

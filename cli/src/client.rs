@@ -11,9 +11,10 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE};
 use reqwest::Method;
 use serde::de::DeserializeOwned;
 use toolreg_api::{
-    EncodableReport, EncodableTool, EncodableVersion, Me, Owners, OwnersChange, ProblemBody,
-    PublishedVersion, QuarantineState, ReasonRequest, Resolved, SearchAnswer, VersionDiff,
-    YankState,
+    Attestation, EncodableReport, EncodableTool, EncodableTrustedPublisher, EncodableVersion, Me,
+    NewTrustedPublisherRequest, OidcExchangeRequest, OidcExchanged, Owners, OwnersChange,
+    ProblemBody, PublishedVersion, QuarantineState, ReasonRequest, Resolved, SearchAnswer,
+    TrustedPublisherList, VersionDiff, YankState,
 };
 
 use crate::error::{ApiError, Error, Result};
@@ -67,6 +68,12 @@ impl Client {
 
     pub fn has_token(&self) -> bool {
         self.token.is_some()
+    }
+
+    /// The same client with `token` (a token exchanged through trusted publishing).
+    pub fn with_token(mut self, token: String) -> Self {
+        self.token = Some(token);
+        self
     }
 
     fn url(&self, path: &str) -> String {
@@ -310,6 +317,72 @@ impl Client {
     }
 }
 
+impl Client {
+    /// A tool's trusted publishers (owners only).
+    pub fn trusted_publishers(&self, name: &str) -> Result<TrustedPublisherList> {
+        let (url, rb) = self.request(
+            Method::GET,
+            &format!("/api/v1/tools/{}/trusted-publishers", seg(name)),
+            true,
+        )?;
+        let response = self.send(&format!("listing trusted publishers of {name}"), &url, rb)?;
+        Self::json(&url, response)
+    }
+
+    /// Add a trusted publisher to a tool (owners only).
+    pub fn add_trusted_publisher(
+        &self,
+        name: &str,
+        new: &NewTrustedPublisherRequest,
+    ) -> Result<EncodableTrustedPublisher> {
+        let (url, rb) = self.request(
+            Method::POST,
+            &format!("/api/v1/tools/{}/trusted-publishers", seg(name)),
+            true,
+        )?;
+        let response = self.send(
+            &format!("adding a trusted publisher to {name}"),
+            &url,
+            rb.json(new),
+        )?;
+        Self::json(&url, response)
+    }
+
+    /// Remove trusted publisher `id` from a tool (owners only).
+    pub fn remove_trusted_publisher(&self, name: &str, id: i64) -> Result<()> {
+        let (url, rb) = self.request(
+            Method::DELETE,
+            &format!("/api/v1/tools/{}/trusted-publishers/{id}", seg(name)),
+            true,
+        )?;
+        self.send(
+            &format!("removing trusted publisher {id} from {name}"),
+            &url,
+            rb,
+        )?;
+        Ok(())
+    }
+
+    /// Trade a CI job's ID token for a short-lived publish token.
+    pub fn oidc_exchange(&self, id_token: &str) -> Result<OidcExchanged> {
+        let (url, rb) = self.request(Method::POST, "/api/v1/oidc/exchange", false)?;
+        let rb = rb.json(&OidcExchangeRequest {
+            token: id_token.to_string(),
+        });
+        let response = self.send("exchanging the CI job's ID token", &url, rb)?;
+        Self::json(&url, response)
+    }
+
+    /// A version's signed attestation.
+    pub fn attestation(&self, name: &str, version: &str) -> Result<Attestation> {
+        self.get_json(
+            &format!("fetching the attestation of {name} {version}"),
+            &format!("/api/v1/tools/{}/{}/attestation", seg(name), seg(version)),
+            &[],
+        )
+    }
+}
+
 /// A `403 quarantined` answer about tool `name` as [`Error::Quarantined`]
 /// (the registry's detail names the version and the reason); any other
 /// error as it is.
@@ -334,7 +407,7 @@ fn quarantined(name: &str, err: Error) -> Error {
 
 /// The answer's body, refused with [`Error::BadAnswer`] past `limit` bytes
 /// (read no further than one byte beyond it).
-fn read_capped(url: &str, response: Response, limit: u64) -> Result<Vec<u8>> {
+pub(crate) fn read_capped(url: &str, response: Response, limit: u64) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     response
         .take(limit + 1)
@@ -359,7 +432,7 @@ fn seg(s: &str) -> String {
         .replace('+', "%20")
 }
 
-fn network_error(url: &str, e: &reqwest::Error) -> Error {
+pub(crate) fn network_error(url: &str, e: &reqwest::Error) -> Error {
     // reqwest's top-level message is vague; the innermost cause says why.
     let mut reason = e.to_string();
     let mut source = std::error::Error::source(e);

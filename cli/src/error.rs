@@ -181,6 +181,29 @@ pub enum Error {
 
     #[error("transparency log check failed for {registry}: {message}")]
     Log { registry: String, message: String },
+
+    /// Trusted publishing could not get a CI job's ID token (the CI
+    /// platform refused, or the job lacks the permission to ask).
+    #[error("trusted publishing: {0}")]
+    Oidc(String),
+
+    /// A version's signed attestation does not verify or does not say what
+    /// the registry serves; nothing was pinned or installed.
+    #[error("attestation check failed for {name} {version}: {message}")]
+    Attestation {
+        name: String,
+        version: String,
+        message: String,
+    },
+
+    /// The project requires provenance and the version has none.
+    #[error("{name} {version} has no verified provenance, which this project's policy requires ({location}: {line})")]
+    NoProvenance {
+        name: String,
+        version: String,
+        location: String,
+        line: String,
+    },
 }
 
 fn unconfirmed_message(pins: &[String], asked: bool) -> String {
@@ -250,6 +273,10 @@ impl Error {
             Error::Drift { details, .. } => details.clone(),
             Error::Findings { details, .. } => details.clone(),
             Error::Unconfirmed { pins, .. } => pins.clone(),
+            Error::Attestation { .. } => vec!["nothing was pinned or installed".to_string()],
+            Error::NoProvenance { .. } => vec![
+                "it was not published from CI through trusted publishing; nothing was pinned or installed".to_string(),
+            ],
             _ => Vec::new(),
         }
     }

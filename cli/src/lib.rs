@@ -11,9 +11,11 @@ pub mod config;
 pub mod error;
 pub mod install;
 pub mod lock;
+pub mod oidc;
 pub mod output;
 pub mod pinning;
 pub mod project;
+pub mod provenance;
 pub mod transparency;
 
 pub use error::{Error, Result};

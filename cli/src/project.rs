@@ -1,10 +1,11 @@
 //! The agent project's `toolreg.toml`: `[registry] url` (and `log_key`,
 //! `mcp_protocol`), the pinned
 //! requirements under `[tools]` and the consumer policy: `[policy] allow`
-//! (the execution kinds this project may install) and `[policy]
+//! (the execution kinds this project may install), `[policy]
 //! accept_findings` (the lint rules whose findings it accepts on a pinned
-//! version). Read and written with toml_edit so comments and formatting
-//! survive.
+//! version) and `[policy] require_provenance` (versions must come from CI
+//! through trusted publishing). Read and written with toml_edit so comments
+//! and formatting survive.
 
 use std::path::{Path, PathBuf};
 
@@ -62,6 +63,28 @@ impl FindingsPolicy {
     }
 }
 
+/// `[policy] require_provenance`: `true` for every tool, or a list of the
+/// tools whose versions must carry verified provenance (published from CI
+/// through trusted publishing, with a signed attestation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProvenancePolicy {
+    /// Every tool.
+    pub all: bool,
+    /// Normalized names of the tools it applies to (when not `all`).
+    pub tools: Vec<String>,
+    /// Where the rule is written, `toolreg.toml:12`, for messages.
+    pub location: String,
+    /// The rule's text, `require_provenance = true`.
+    pub line: String,
+}
+
+impl ProvenancePolicy {
+    /// Whether versions of `name` must carry verified provenance.
+    pub fn requires(&self, name: &str) -> bool {
+        self.all || self.tools.contains(&toolreg_core::name::normalize(name))
+    }
+}
+
 /// An agent project's `toolreg.toml`, with its formatting.
 #[derive(Debug, Clone)]
 pub struct Project {
@@ -112,6 +135,7 @@ impl Project {
         project.requirements()?;
         project.policy()?;
         project.findings_policy()?;
+        project.provenance_policy()?;
         project.registry_url()?;
         Ok(project)
     }
@@ -297,6 +321,73 @@ impl Project {
                 .and_then(|f| f.to_str())
                 .unwrap_or(FILE)
         )
+    }
+
+    /// `[policy] require_provenance` (`true`, or a list of tool names), if
+    /// it requires anything.
+    pub fn provenance_policy(&self) -> Result<Option<ProvenancePolicy>> {
+        let Some(item) = self
+            .doc
+            .get("policy")
+            .and_then(|p| p.get("require_provenance"))
+        else {
+            return Ok(None);
+        };
+        let bad =
+            || self.err("`policy.require_provenance` must be true, false or a list of tool names");
+        let (all, tools) = if let Some(b) = item.as_bool() {
+            (b, Vec::new())
+        } else if let Some(array) = item.as_array() {
+            let mut tools = Vec::new();
+            for v in array.iter() {
+                let name = v.as_str().ok_or_else(bad)?;
+                tools.push(toolreg_core::name::normalize(name));
+            }
+            (false, tools)
+        } else {
+            return Err(bad());
+        };
+        if !all && tools.is_empty() {
+            return Ok(None);
+        }
+        let (lineno, line) = self.find_policy_key_line("require_provenance");
+        Ok(Some(ProvenancePolicy {
+            all,
+            tools,
+            location: format!(
+                "{}:{lineno}",
+                self.path
+                    .file_name()
+                    .and_then(|f| f.to_str())
+                    .unwrap_or(FILE)
+            ),
+            line,
+        }))
+    }
+
+    /// 1-based line number and text of `KEY = ...` inside `[policy]` (or
+    /// `policy.KEY = ...`).
+    fn find_policy_key_line(&self, key: &str) -> (usize, String) {
+        let mut in_policy = false;
+        for (i, raw) in self.text.lines().enumerate() {
+            let line = raw.trim();
+            if line.starts_with('[') {
+                in_policy = line.trim_start_matches('[').trim_end_matches(']').trim() == "policy";
+                continue;
+            }
+            let is_key = |rest: &str| rest.trim_start().starts_with('=');
+            if in_policy && line.strip_prefix(key).is_some_and(is_key) {
+                return (i + 1, line.to_string());
+            }
+            if line
+                .strip_prefix("policy.")
+                .and_then(|l| l.strip_prefix(key))
+                .is_some_and(is_key)
+            {
+                return (i + 1, line.to_string());
+            }
+        }
+        (0, format!("[policy] {key}"))
     }
 
     /// 1-based line number and text of `allow = ...` inside `[policy]`.
@@ -504,6 +595,36 @@ allow = ["http", "prompt", "schema"]   # no code
                 "{err}"
             );
         }
+    }
+
+    #[test]
+    fn reads_require_provenance_for_all_or_some_tools() {
+        assert_eq!(project(SAMPLE).provenance_policy().unwrap(), None);
+        let p = project("[tools]\nx = \"^1\"\n\n[policy]\nrequire_provenance = true   # CI only\n")
+            .provenance_policy()
+            .unwrap()
+            .unwrap();
+        assert!(p.requires("anything") && p.all);
+        assert_eq!(p.location, "toolreg.toml:5");
+        assert_eq!(p.line, "require_provenance = true   # CI only");
+        let p = project("[policy]\nrequire_provenance = [\"web_search\"]\n")
+            .provenance_policy()
+            .unwrap()
+            .unwrap();
+        assert!(p.requires("web-search") && !p.requires("calculator"));
+        assert_eq!(
+            project("[policy]\nrequire_provenance = false\n")
+                .provenance_policy()
+                .unwrap(),
+            None
+        );
+        let err = Project::parse(
+            Path::new("toolreg.toml"),
+            "[policy]\nrequire_provenance = \"yes\"\n".into(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("policy.require_provenance"), "{err}");
     }
 
     #[test]

@@ -11,6 +11,11 @@
 //!
 //! Any failure stops the command with [`Error::Log`] before the key, the
 //! checkpoint or a bundle is written.
+//!
+//! The session also checks each pin's provenance ([`crate::provenance`]):
+//! a version with provenance must have an attestation signed by the same
+//! log key that says the same, and `[policy] require_provenance` refuses a
+//! version without it.
 
 use std::time::Duration;
 
@@ -20,7 +25,7 @@ use toolreg_core::tlog::{self, Checkpoint, Hash, Record, Verifier};
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::lock::{LockedTool, Lockfile};
-use crate::project::Project;
+use crate::project::{Project, ProvenancePolicy};
 
 /// How long to wait for a checkpoint that covers a just-published record
 /// (the registry signs a new one at least once a second).
@@ -62,6 +67,9 @@ pub struct Session {
     kept_note: Option<String>,
     state: Option<State>,
     trusted_key: Option<String>,
+    provenance_policy: Option<ProvenancePolicy>,
+    /// Pins whose provenance was checked, and what to tell the user of each.
+    provenance_checked: Vec<(String, String, Option<String>)>,
 }
 
 struct State {
@@ -82,7 +90,81 @@ impl Session {
             kept_note: lock.checkpoint(client.registry()).map(|c| c.note.clone()),
             state: None,
             trusted_key: None,
+            provenance_policy: project.provenance_policy()?,
+            provenance_checked: Vec::new(),
         })
+    }
+
+    /// Whether the project's policy requires verified provenance of `name`.
+    pub fn requires_provenance(&self, name: &str) -> bool {
+        self.provenance_policy
+            .as_ref()
+            .is_some_and(|p| p.requires(name))
+    }
+
+    /// Check `pin`'s provenance (once per session): when the version JSON
+    /// has provenance, its attestation must be signed by the log key and
+    /// say the same; when it has none, the project's `require_provenance`
+    /// must not cover it. Returns the verified provenance.
+    pub fn check_provenance(
+        &mut self,
+        client: &Client,
+        pin: &LockedTool,
+    ) -> Result<Option<toolreg_api::Provenance>> {
+        let version = pin.version.to_string();
+        let seen = |(n, v, _): &(String, String, Option<String>)| n == &pin.name && v == &version;
+        if self.provenance_checked.iter().any(seen) {
+            return Ok(None);
+        }
+        // A registry without the version document claims no provenance.
+        let claimed = match client.version(&pin.name, &version) {
+            Ok(answer) => answer.provenance,
+            Err(Error::Api(api)) if api.status == 404 => None,
+            Err(e) => return Err(e),
+        };
+        let Some(claimed) = claimed else {
+            if let Some(policy) = self
+                .provenance_policy
+                .as_ref()
+                .filter(|p| p.requires(&pin.name))
+            {
+                return Err(Error::NoProvenance {
+                    name: pin.name.clone(),
+                    version,
+                    location: policy.location.clone(),
+                    line: policy.line.clone(),
+                });
+            }
+            self.provenance_checked
+                .push((pin.name.clone(), version, None));
+            return Ok(None);
+        };
+        self.ensure(client)?;
+        let verifier = &self
+            .state
+            .as_ref()
+            .ok_or_else(|| fail(client, "no checkpoint"))?
+            .verifier;
+        let attestation = client.attestation(&pin.name, &version)?;
+        crate::provenance::open(&attestation.note, verifier, pin, &claimed).map_err(|message| {
+            Error::Attestation {
+                name: pin.name.clone(),
+                version: version.clone(),
+                message,
+            }
+        })?;
+        let said = format!(
+            "provenance of {} {version}: built by {} ({}, {} at {}, run {}); attestation verified",
+            pin.name,
+            claimed.repository,
+            claimed.workflow,
+            claimed.git_ref,
+            claimed.sha,
+            claimed.run_id
+        );
+        self.provenance_checked
+            .push((pin.name.clone(), version, Some(said)));
+        Ok(Some(claimed))
     }
 
     /// Fetch and check the registry's checkpoint (once per session): signed
@@ -155,7 +237,9 @@ impl Session {
             &mut state.current,
             pin,
             state.started,
-        )
+        )?;
+        self.check_provenance(client, pin)?;
+        Ok(())
     }
 
     /// For a downloaded bundle: check the log only when the bytes hash to the
@@ -177,6 +261,13 @@ impl Session {
     /// lock), and tell the user (on stderr, unless `json`).
     pub fn finish(self, json: bool, project: &mut Project, lock: &mut Lockfile) -> Result<Outcome> {
         let mut outcome = Outcome::default();
+        if !json {
+            for (_, _, said) in &self.provenance_checked {
+                if let Some(said) = said {
+                    crate::output::status(said);
+                }
+            }
+        }
         let Some(state) = self.state else {
             return Ok(outcome);
         };

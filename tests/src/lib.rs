@@ -135,6 +135,13 @@ const SCRUBBED: &[&str] = &[
     "TOOLREG_RATE_LIMIT_PUBLISH",
     "TOOLREG_RATE_LIMIT_TOKENS",
     "TOOLREG_TRUST_PROXY",
+    // Trusted publishing: a test sets these itself, and a CI job running
+    // the tests must not lend them its own.
+    "TOOLREG_OIDC_TOKEN",
+    "TOOLREG_OIDC_AUDIENCE",
+    "ACTIONS_ID_TOKEN_REQUEST_URL",
+    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+    "GITHUB_ACTIONS",
 ];
 
 /// The real `toolreg-server` on the data directory `data` with `services`.
@@ -163,9 +170,15 @@ impl Server {
     /// Start a server on `backend`; `None` when its services are missing
     /// and not required (`toolreg_test_support::unavailable`).
     pub fn start_on(backend: Backend) -> Option<Server> {
+        Server::start_with(backend, &[])
+    }
+
+    /// [`Server::start_on`] with extra `serve` arguments
+    /// (`--trusted-issuer URL`, ...).
+    pub fn start_with(backend: Backend, args: &[&str]) -> Option<Server> {
         let services = Services::for_backend(backend)?;
         let data = tempfile::tempdir().unwrap();
-        let process = registry(&data.path().join("registry"), &services).serve(&[]);
+        let process = registry(&data.path().join("registry"), &services).serve(args);
         Some(Server {
             url: process.url.clone(),
             process,
@@ -295,6 +308,16 @@ impl User {
     /// Run `toolreg ARGS` in `dir`.
     pub fn run(&self, dir: &Path, args: &[&str]) -> Run {
         to_run(self.command(dir, args).output().expect("run toolreg"))
+    }
+
+    /// Run `toolreg ARGS` in `dir` with extra environment variables.
+    pub fn run_with_env(&self, dir: &Path, args: &[&str], env: &[(String, String)]) -> Run {
+        to_run(
+            self.command(dir, args)
+                .envs(env.iter().map(|(k, v)| (k, v)))
+                .output()
+                .expect("run toolreg"),
+        )
     }
 
     /// Run `toolreg ARGS` in `dir` with `input` on stdin.

@@ -1,14 +1,15 @@
 //! `toolreg info NAME[@VERSION] [--json]`: a tool's summary and every
 //! version (digest, execution kind, yanked/blocked) with the definition
 //! lint's findings on the latest one, or one version's details including
-//! its publisher, tier and findings. Each finding shows its rule, what the
-//! rule means, the pointer and the excerpt; `--json` adds the meaning to
-//! each finding (and, for a tool, the latest version's findings as
-//! `latest_findings`).
+//! its publisher, tier, findings and the CI run it was published from (its
+//! provenance, linked for GitHub and GitLab). Each finding shows its rule,
+//! what the rule means, the pointer and the excerpt; `--json` adds the
+//! meaning to each finding (and, for a tool, the latest version's findings
+//! as `latest_findings`).
 
 use semver::Version;
 use serde_json::Value;
-use toolreg_api::{EncodableTool, EncodableVersion};
+use toolreg_api::{EncodableTool, EncodableVersion, Provenance};
 use toolreg_core::lint::Finding;
 
 use super::Context;
@@ -229,7 +230,74 @@ pub fn render_version(v: &EncodableVersion) -> String {
         out.push_str(&format!("  {label:<10} {value}\n"));
     }
     out.push_str(&findings_lines(&v.findings));
+    out.push_str(&render_provenance(v.provenance.as_ref()));
     out
+}
+
+/// GitHub Actions' and GitLab.com's issuers, whose runs and commits have
+/// well-known web pages.
+const GITHUB: &str = "https://token.actions.githubusercontent.com";
+const GITLAB: &str = "https://gitlab.com";
+
+/// The provenance lines of `info NAME@VERSION`.
+pub fn render_provenance(p: Option<&Provenance>) -> String {
+    let Some(p) = p else {
+        return "  provenance none (not published through trusted publishing)\n".to_string();
+    };
+    let mut rows = vec![
+        (
+            "provenance",
+            format!("built and published by CI ({})", p.issuer),
+        ),
+        ("repository", p.repository.clone()),
+        ("workflow", p.workflow.clone()),
+        ("ref", p.git_ref.clone()),
+        ("commit", p.sha.clone()),
+        ("run", p.run_id.clone()),
+    ];
+    // Links only for the names a URL path can carry unchanged.
+    let safe = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+            && !s.split('/').any(|seg| seg.is_empty() || seg == "..")
+    };
+    let issuer = p.issuer.trim_end_matches('/');
+    if safe(&p.repository) && safe(&p.run_id) && !p.run_id.contains('/') {
+        let (run, commit) = match issuer {
+            GITHUB => (
+                Some(format!(
+                    "https://github.com/{}/actions/runs/{}",
+                    p.repository, p.run_id
+                )),
+                Some(format!(
+                    "https://github.com/{}/commit/{}",
+                    p.repository, p.sha
+                )),
+            ),
+            GITLAB => (
+                Some(format!(
+                    "https://gitlab.com/{}/-/pipelines/{}",
+                    p.repository, p.run_id
+                )),
+                Some(format!(
+                    "https://gitlab.com/{}/-/commit/{}",
+                    p.repository, p.sha
+                )),
+            ),
+            _ => (None, None),
+        };
+        let sha_ok = !p.sha.is_empty() && p.sha.chars().all(|c| c.is_ascii_hexdigit());
+        if let Some(run) = run {
+            rows.push(("run url", run));
+        }
+        if let Some(commit) = commit.filter(|_| sha_ok) {
+            rows.push(("commit url", commit));
+        }
+    }
+    rows.into_iter()
+        .map(|(label, value)| format!("  {label:<10} {}\n", output::clean(&value)))
+        .collect()
 }
 
 #[cfg(test)]
@@ -278,6 +346,7 @@ mod tests {
         // A server from before fingerprints were stored sends none.
         assert!(text.contains("definition -"), "{text}");
         assert!(text.contains("findings   none"), "{text}");
+        assert!(text.contains("provenance none"), "{text}");
     }
 
     #[test]
@@ -316,5 +385,42 @@ mod tests {
         assert!(render_latest_findings(&v).contains("findings of 1.0.0: 2 (P3, P4)"));
         v.findings.clear();
         assert_eq!(render_latest_findings(&v), "");
+    }
+
+    fn provenance(issuer: &str, repository: &str, run_id: &str) -> Provenance {
+        Provenance {
+            issuer: issuer.into(),
+            repository: repository.into(),
+            workflow: "release.yml".into(),
+            git_ref: "refs/tags/v1.0.0".into(),
+            sha: "0123abcd".into(),
+            run_id: run_id.into(),
+        }
+    }
+
+    #[test]
+    fn provenance_links_github_and_gitlab_runs() {
+        let text = render_provenance(Some(&provenance(GITHUB, "acme/tools", "4242")));
+        for needle in [
+            "repository acme/tools",
+            "workflow   release.yml",
+            "ref        refs/tags/v1.0.0",
+            "commit     0123abcd",
+            "run        4242",
+            "https://github.com/acme/tools/actions/runs/4242",
+            "https://github.com/acme/tools/commit/0123abcd",
+        ] {
+            assert!(text.contains(needle), "{needle}:\n{text}");
+        }
+        let text = render_provenance(Some(&provenance(GITLAB, "group/sub/proj", "77")));
+        assert!(
+            text.contains("https://gitlab.com/group/sub/proj/-/pipelines/77"),
+            "{text}"
+        );
+        // Another issuer: no guessed link; odd names: no link, and shown cleaned.
+        let text = render_provenance(Some(&provenance("https://ci.example", "a/b", "1")));
+        assert!(!text.contains("url"), "{text}");
+        let text = render_provenance(Some(&provenance(GITHUB, "a/../b\u{1b}[2K", "1")));
+        assert!(!text.contains("url") && !text.contains('\u{1b}'), "{text}");
     }
 }

@@ -59,6 +59,7 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
             &acceptance,
             None,
         )?;
+        check_new_pins(&client, &project, &lock, &changes)?;
         for c in &changes {
             match c {
                 Change::Added(t) | Change::Updated { to: t, .. } => checked.push(t.name.clone()),
@@ -98,6 +99,11 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
         // bundle before anything is unpacked, or (already installed) on the
         // files in place before it is recorded.
         let mut fingerprint_checked = false;
+        // Pins already installed are not downloaded again: when the policy
+        // requires provenance, check theirs here.
+        if log.requires_provenance(&tool.name) {
+            log.check_provenance(&client, tool)?;
+        }
         let done = install::install(&ctx.cwd, tool, || {
             let registry = Client::new(&tool.registry, token_for(&tool.registry))?;
             let version = tool.version.to_string();
@@ -235,6 +241,24 @@ fn check_registry_fingerprint(
             "{} {version}: the registry records the definition fingerprint {recorded}, but its bundle defines {installed}; {outcome}",
             tool.name
         )));
+    }
+    Ok(())
+}
+
+/// The provenance of every pin `sync` added or moved, checked before the
+/// lock is written: an attestation that does not verify, or a version
+/// without provenance the policy requires, leaves the lock as it was.
+fn check_new_pins(
+    client: &Client,
+    project: &Project,
+    lock: &Lockfile,
+    changes: &[pinning::Change],
+) -> Result<()> {
+    let mut session = crate::transparency::Session::new(client, project, lock)?;
+    for change in changes {
+        if let pinning::Change::Added(pin) | pinning::Change::Updated { to: pin, .. } = change {
+            session.check_provenance(client, pin)?;
+        }
     }
     Ok(())
 }

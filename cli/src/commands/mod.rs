@@ -15,6 +15,7 @@ pub mod pack;
 pub mod publish;
 pub mod quarantine;
 pub mod search;
+pub mod trusted_publisher;
 pub mod update;
 pub mod validate;
 pub mod verify;
@@ -136,6 +137,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Import { file, output } => import::run(&ctx, &file, output.as_deref()),
         Command::Yank { spec, undo } => yank::run(&ctx, &spec.0, &spec.1, undo),
         Command::Owner { action } => owner::run(&ctx, action),
+        Command::TrustedPublisher { action } => trusted_publisher::run(&ctx, action),
         Command::Report { spec, reason } => quarantine::report(&ctx, &spec.0, &spec.1, &reason),
         Command::Quarantine { spec, reason, .. } => {
             quarantine::run(&ctx, &spec.0, &spec.1, reason.as_deref())

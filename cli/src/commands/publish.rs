@@ -4,6 +4,11 @@
 //! a terminal), and print name, version, sha256. A block finding (hidden
 //! characters, a live credential) stops the publish before anything is
 //! uploaded, dry run or not.
+//!
+//! With no token configured, in CI, it publishes through trusted publishing
+//! ([`crate::oidc`]): the job's ID token is exchanged for a short-lived
+//! token that publishes the tools whose trusted publishers match the job,
+//! and the version records the run as its provenance.
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -12,6 +17,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
 use super::{pack, validate, Context};
+use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::output;
 
@@ -51,11 +57,9 @@ pub fn run(ctx: &Context, path: Option<&Path>, dry_run: bool) -> Result<i32> {
         }
         return Ok(0);
     }
-    let client = ctx.client_here()?;
+    let mut client = ctx.client_here()?;
     if !client.has_token() {
-        return Err(Error::NoToken {
-            registry: client.registry().to_string(),
-        });
+        client = trusted_publishing(client)?;
     }
     let len = packed.bytes.len() as u64;
     let target = if std::io::stderr().is_terminal() && !ctx.json {
@@ -102,4 +106,27 @@ pub fn run(ctx: &Context, path: Option<&Path>, dry_run: bool) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// A client holding the token the registry gives for the CI job's ID
+/// token, or [`Error::NoToken`] outside CI. Says on stderr which
+/// repository's run publishes which tools (never the tokens).
+fn trusted_publishing(client: Client) -> Result<Client> {
+    let Some(id) = crate::oidc::id_token(client.registry())? else {
+        return Err(Error::NoToken {
+            registry: client.registry().to_string(),
+        });
+    };
+    let exchanged = client.oidc_exchange(&id.token)?;
+    let from = match crate::oidc::describe(&id.token) {
+        Some((issuer, repository)) => format!("{repository} ({issuer})"),
+        None => "the CI job".to_string(),
+    };
+    output::status(format!(
+        "trusted publishing: the ID token from {} identifies {from}, which may publish {} until {}",
+        id.source,
+        exchanged.tools.join(", "),
+        exchanged.expires_at
+    ));
+    Ok(client.with_token(exchanged.token))
 }
