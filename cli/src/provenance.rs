@@ -6,8 +6,9 @@
 //! (`GET /api/v1/tools/{name}/{version}/attestation`). A note whose text is
 //! `toolreg attestation v1`, a newline, the statement's JSON and a newline.
 //! [`open`] checks the note with the pinned log key and that the signed
-//! statement is the pin (name, version, sha256) with the provenance the
-//! version JSON shows. [`crate::transparency::Session`] runs it for every
+//! statement is the pin (name, version, sha256, and the definition
+//! fingerprint when both have one) with the provenance the version JSON
+//! shows. [`crate::transparency::Session`] runs it for every
 //! pin with provenance, and refuses a version without provenance when the
 //! project's `[policy] require_provenance` covers it.
 
@@ -50,6 +51,13 @@ pub fn open(
             "the attestation is of sha256:{}, but the pinned bundle is sha256:{}",
             statement.sha256, pin.sha256
         ));
+    }
+    if let (Some(signed), Some(pinned)) = (&statement.definition_sha256, &pin.definition) {
+        if signed != pinned {
+            return Err(format!(
+                "the attestation is of the definition {signed}, but toolreg.lock pins {pinned}"
+            ));
+        }
     }
     match &statement.provenance {
         Some(signed) if signed == claimed => Ok(statement),
@@ -146,6 +154,15 @@ mod tests {
         s.provenance = None;
         let err = open(&sign(&signer, &s), &v, &pin, &provenance).unwrap_err();
         assert!(err.contains("has no provenance"), "{err}");
+
+        let mut s = statement.clone();
+        s.definition_sha256 = Some(format!("sha256:{}", "11".repeat(32)));
+        let mut pinned = pin.clone();
+        pinned.definition = Some(format!("sha256:{}", "22".repeat(32)));
+        let err = open(&sign(&signer, &s), &v, &pinned, &provenance).unwrap_err();
+        assert!(err.contains("toolreg.lock pins sha256:2222"), "{err}");
+        pinned.definition = s.definition_sha256.clone();
+        assert!(open(&sign(&signer, &s), &v, &pinned, &provenance).is_ok());
 
         // The text must be an attestation, not another signed note.
         let note = signer.sign("toolreg checkpoint\n1\n").unwrap();

@@ -191,7 +191,14 @@ fn flagged_versions_need_acceptance(server: Server) {
     ]);
     assert!(!run.stderr.contains("P3 at"), "{}", run.stderr);
     assert_eq!(read(&agent.join("toolreg.lock")), lock);
-    let updated = user.run(&agent, &["update", "--accept-findings"]).ok();
+    // The description changed and a finding is new: off a terminal the move
+    // also needs `--yes` (accepting findings is not agreeing to the change).
+    user.run(&agent, &["update", "--accept-findings"])
+        .fails_with(&["--yes"]);
+    assert_eq!(read(&agent.join("toolreg.lock")), lock);
+    let updated = user
+        .run(&agent, &["update", "--accept-findings", "--yes"])
+        .ok();
     assert!(
         updated
             .stdout
