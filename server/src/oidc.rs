@@ -104,7 +104,9 @@ pub struct Identity {
 /// The verifier: configuration, an HTTP client and the issuers' cached keys.
 pub struct Oidc {
     options: OidcOptions,
-    http: reqwest::Client,
+    /// Built on first use: a server without trusted issuers never loads
+    /// the TLS roots.
+    http: std::sync::OnceLock<reqwest::Client>,
     keys: Mutex<HashMap<String, IssuerKeys>>,
 }
 
@@ -115,16 +117,21 @@ struct IssuerKeys {
 
 impl Oidc {
     pub fn new(options: OidcOptions) -> Oidc {
-        let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(10))
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .unwrap_or_default();
         Oidc {
             options,
-            http,
+            http: std::sync::OnceLock::new(),
             keys: Mutex::new(HashMap::new()),
         }
+    }
+
+    fn http(&self) -> &reqwest::Client {
+        self.http.get_or_init(|| {
+            reqwest::Client::builder()
+                .timeout(Duration::from_secs(10))
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap_or_default()
+        })
     }
 
     /// The trusted issuers (empty: trusted publishing is off).
@@ -243,7 +250,7 @@ impl Oidc {
 
     async fn get_json(&self, url: &str) -> AppResult<Value> {
         let mut res = self
-            .http
+            .http()
             .get(url)
             .send()
             .await
