@@ -289,6 +289,34 @@ async fn every_refusal_names_what_did_not_match(ci: Ci) {
     let once = ci.issuer.mint(&good());
     assert_eq!(exchange(&ci, &once).await.status(), 201);
     refused(&ci, &once, 401, "unauthorized", "replayed").await;
+    // Rows of ID tokens long expired are dropped by the next exchange; the
+    // live one stays (it still refuses its replay).
+    ci.app
+        .state
+        .db
+        .write(|conn| {
+            use diesel::prelude::*;
+            use toolreg_server::schema::oidc_exchanges;
+            diesel::insert_into(oidc_exchanges::table)
+                .values((
+                    oidc_exchanges::issuer.eq("https://old.example"),
+                    oidc_exchanges::jti.eq("long-gone"),
+                    oidc_exchanges::expires_at
+                        .eq(chrono::Utc::now().naive_utc() - chrono::Duration::hours(2)),
+                ))
+                .execute(conn)?;
+            Ok(())
+        })
+        .await
+        .expect("insert an old exchange");
+    assert_eq!(ci.app.count("oidc_exchanges").await, 2);
+    assert_eq!(exchange(&ci, &ci.issuer.mint(&good())).await.status(), 201);
+    assert_eq!(
+        ci.app.count("oidc_exchanges").await,
+        2,
+        "the stale row is gone"
+    );
+    refused(&ci, &once, 401, "unauthorized", "replayed").await;
 
     refused(
         &ci,

@@ -92,6 +92,12 @@ fn issue(conn: &mut DbConnection, identity: &Identity) -> AppResult<OidcExchange
     let id_token_expiry = DateTime::from_timestamp(identity.expires_at, 0)
         .map(|t| t.naive_utc())
         .unwrap_or_else(now);
+    // An ID token past its expiry (and the leeway) no longer verifies, so
+    // its row is no longer needed to refuse a replay: drop such rows here,
+    // which keeps the table to the tokens still live.
+    let stale = now() - Duration::seconds(crate::oidc::LEEWAY_SECS as i64 + 60);
+    diesel::delete(oidc_exchanges::table.filter(oidc_exchanges::expires_at.lt(stale)))
+        .execute(conn)?;
     let recorded = diesel::insert_into(oidc_exchanges::table)
         .values((
             oidc_exchanges::issuer.eq(&identity.issuer),
