@@ -3,13 +3,12 @@
 //! and blocks, each with who, when, what and from which token.
 
 use actix_web::{get, web};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
-use utoipa::IntoParams;
 
 use crate::app::AppState;
 use crate::auth::Auth;
-use crate::controllers::query_number;
+use crate::controllers::PageQuery;
 use crate::encode::rfc3339;
 use crate::error::{AppResult, ProblemBody};
 use crate::models::audit::AuditEntry;
@@ -17,14 +16,6 @@ use crate::models::audit::AuditEntry;
 /// Entries per page when `per_page` is not given, and the most allowed.
 pub const DEFAULT_PER_PAGE: i64 = 50;
 pub const MAX_PER_PAGE: i64 = 100;
-
-#[derive(Debug, Deserialize, IntoParams)]
-pub struct AuditQuery {
-    /// Page number, from 1 (default 1).
-    pub page: Option<String>,
-    /// Entries per page, 1-100 (default 50).
-    pub per_page: Option<String>,
-}
 
 /// One audit entry.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -71,7 +62,7 @@ pub struct AuditPage {
 }
 
 /// The audit log, newest first, one page at a time.
-#[utoipa::path(tag = "audit", security(("bearer" = [])), params(AuditQuery),
+#[utoipa::path(tag = "audit", security(("bearer" = [])), params(PageQuery),
     responses((status = 200, body = AuditPage),
               (status = 400, description = "bad page or per_page", body = ProblemBody),
               (status = 401, body = ProblemBody),
@@ -80,17 +71,10 @@ pub struct AuditPage {
 pub async fn list(
     state: web::Data<AppState>,
     auth: Auth,
-    query: web::Query<AuditQuery>,
+    query: web::Query<PageQuery>,
 ) -> AppResult<web::Json<AuditPage>> {
     auth.require_admin("read the audit log")?;
-    // The bound on `page` keeps the offset from overflowing.
-    let page = query_number("page", query.page.as_deref(), 1, i64::MAX / MAX_PER_PAGE)?;
-    let per_page = query_number(
-        "per_page",
-        query.per_page.as_deref(),
-        DEFAULT_PER_PAGE,
-        MAX_PER_PAGE,
-    )?;
+    let (page, per_page) = query.parse(DEFAULT_PER_PAGE, MAX_PER_PAGE)?;
     let (entries, total) = state
         .db
         .read(move |conn| AuditEntry::page(conn, page, per_page))
@@ -101,21 +85,4 @@ pub async fn list(
         per_page,
         entries: entries.into_iter().map(EncodableAuditEntry::from).collect(),
     }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn page_numbers_are_bounded_and_named() {
-        assert_eq!(query_number("page", None, 1, 10).unwrap(), 1);
-        assert_eq!(query_number("page", Some("3"), 1, 10).unwrap(), 3);
-        for bad in ["0", "-1", "11", "x", ""] {
-            let err = query_number("per_page", Some(bad), 50, 10)
-                .unwrap_err()
-                .to_string();
-            assert!(err.starts_with("per_page: "), "{err}");
-        }
-    }
 }

@@ -4,14 +4,12 @@
 //! the version closes its open reports (`crate::models::quarantine`).
 
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
-use serde::Deserialize;
 use serde_json::{json, Value};
-use utoipa::IntoParams;
 
 use crate::app::AppState;
 use crate::auth::Auth;
 use crate::controllers::audit::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
-use crate::controllers::query_number;
+use crate::controllers::PageQuery;
 use crate::encode::rfc3339;
 use crate::error::{bad_request, AppResult, ProblemBody};
 use crate::models::report::{self, ReportRow};
@@ -131,16 +129,8 @@ pub async fn create(
     Ok(HttpResponse::Created().json(report))
 }
 
-#[derive(Debug, Deserialize, IntoParams)]
-pub struct ReportsQuery {
-    /// Page number, from 1 (default 1).
-    pub page: Option<String>,
-    /// Reports per page, 1-100 (default 50).
-    pub per_page: Option<String>,
-}
-
 /// Open reports, newest first (admins only).
-#[utoipa::path(tag = "reports", security(("bearer" = [])), params(ReportsQuery),
+#[utoipa::path(tag = "reports", security(("bearer" = [])), params(PageQuery),
     responses((status = 200, body = ReportPage),
               (status = 400, description = "bad page or per_page", body = ProblemBody),
               (status = 401, body = ProblemBody),
@@ -149,16 +139,10 @@ pub struct ReportsQuery {
 pub async fn list(
     state: web::Data<AppState>,
     auth: Auth,
-    query: web::Query<ReportsQuery>,
+    query: web::Query<PageQuery>,
 ) -> AppResult<web::Json<ReportPage>> {
     auth.require_admin("list reports")?;
-    let page = query_number("page", query.page.as_deref(), 1, i64::MAX / MAX_PER_PAGE)?;
-    let per_page = query_number(
-        "per_page",
-        query.per_page.as_deref(),
-        DEFAULT_PER_PAGE,
-        MAX_PER_PAGE,
-    )?;
+    let (page, per_page) = query.parse(DEFAULT_PER_PAGE, MAX_PER_PAGE)?;
     let (rows, total) = state
         .db
         .read(move |conn| report::open_page(conn, page, per_page))

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::app::AppState;
 use crate::controllers::tools::publish::MAX_README;
-use crate::controllers::{json_body, query_number};
+use crate::controllers::{json_body, PageQuery};
 use crate::encode::{rfc3339, to_json};
 use crate::error::{internal, AppResult, ProblemBody};
 use crate::models::version::{self, VersionContent};
@@ -49,35 +49,20 @@ pub async fn show_tool(
     Ok(json_body(body))
 }
 
-/// Query of `GET /api/v1/tools/{name}/versions`.
-#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
-pub struct VersionPageQuery {
-    /// Page number, from 1 (default 1).
-    pub page: Option<String>,
-    /// Versions per page, 1-100 (default 100).
-    pub per_page: Option<String>,
-}
-
 /// Every version of a tool, newest first by SemVer, a page at a time (the
 /// tool summary lists only the newest ones).
-#[utoipa::path(tag = "tools", params(("name" = String, Path, description = "registry name (matched in normalized form)"), VersionPageQuery),
+#[utoipa::path(tag = "tools", params(("name" = String, Path, description = "registry name (matched in normalized form)"), PageQuery),
     responses((status = 200, body = VersionPage), (status = 400, body = ProblemBody), (status = 404, body = ProblemBody)))]
 #[get("/api/v1/tools/{name}/versions")]
 pub async fn list_versions(
     state: web::Data<AppState>,
     path: web::Path<String>,
-    query: web::Query<VersionPageQuery>,
+    query: web::Query<PageQuery>,
 ) -> AppResult<HttpResponse> {
     let name = path.into_inner();
-    let per_page = query_number(
-        "per_page",
-        query.per_page.as_deref(),
-        TOOL_VERSIONS_LISTED,
-        TOOL_VERSIONS_LISTED,
-    )?;
     // Pages past the last are empty rather than an error, as on other
-    // registries; the bound keeps the offset arithmetic in range.
-    let page = query_number("page", query.page.as_deref(), 1, 1_000_000)?;
+    // registries.
+    let (page, per_page) = query.parse(TOOL_VERSIONS_LISTED, TOOL_VERSIONS_LISTED)?;
     let page_body = state
         .db
         .lookup(move |conn| {
