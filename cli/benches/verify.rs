@@ -9,8 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use toolreg_cli::admission::offline;
+use toolreg_cli::admission::record::Record;
+use toolreg_cli::admission::Policy;
 use toolreg_cli::client::Download;
-use toolreg_cli::commands::verify;
 use toolreg_cli::install;
 use toolreg_cli::lock::{LockedTool, Lockfile};
 use toolreg_core::ToolFiles;
@@ -96,6 +98,7 @@ fn project() -> tempfile::TempDir {
             execution: loaded.tool.execution.kind,
             definition: Some(toolreg_core::fingerprint::of_tool(&loaded.tool)),
             accepted_findings: Vec::new(),
+            provenance: None,
         };
         install::install(project.path(), &pin, local(bundle)).unwrap();
         lock.upsert(pin);
@@ -109,18 +112,19 @@ fn bench(c: &mut Criterion) {
     let project = project();
     let root = project.path();
     let lock = Lockfile::load(root).unwrap().unwrap();
-    let states = verify::check_all(root, &lock).unwrap();
+    let (policy, record) = (Policy::default(), Record::default());
+    let checks = offline::check(root, &policy, &lock, &record).unwrap();
     assert!(
-        states
+        checks
             .iter()
-            .all(|(_, s)| matches!(s, install::State::Intact { .. })),
+            .all(|c| matches!(c.state, install::State::Intact { .. }) && c.refused.is_empty()),
         "every benchmarked pin is intact"
     );
 
     let mut group = c.benchmark_group("verify");
     group.sample_size(20);
     group.bench_function(format!("check {PINS} installed pins"), |b| {
-        b.iter(|| verify::check_all(root, &lock).unwrap())
+        b.iter(|| offline::check(root, &policy, &lock, &record).unwrap())
     });
     let exe = env!("CARGO_BIN_EXE_toolreg");
     group.bench_function(format!("`toolreg verify` process, {PINS} pins"), |b| {
