@@ -67,7 +67,7 @@ pub fn refresh(record: &mut Record, lock: &Lockfile) -> Option<String> {
         let base = pin.registry.trim_end_matches('/');
         let client = match clients.iter().find(|c| c.registry() == base) {
             Some(c) => c.clone(),
-            None => match Client::new(base, None) {
+            None => match Client::quick(base) {
                 Ok(c) => {
                     clients.push(c.clone());
                     c
