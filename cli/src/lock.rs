@@ -44,6 +44,24 @@ pub struct LockedTool {
     pub provenance: Option<Builder>,
 }
 
+#[cfg(test)]
+impl LockedTool {
+    /// A pin for unit tests: an `http` tool of registry `http://r`, with a
+    /// made-up digest, no fingerprint, findings or builder.
+    pub(crate) fn example(name: &str, version: &str) -> LockedTool {
+        LockedTool {
+            name: name.into(),
+            version: version.parse().expect("a SemVer version"),
+            sha256: "0".repeat(64),
+            registry: "http://r".into(),
+            execution: ExecutionKind::Http,
+            definition: None,
+            accepted_findings: Vec::new(),
+            provenance: None,
+        }
+    }
+}
+
 /// Who built a pinned version: the part of its provenance that names the
 /// builder (the run, ref and commit differ from version to version).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

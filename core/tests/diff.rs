@@ -295,14 +295,20 @@ fn severity_rules_on_crafted_cases() {
             );
             continue;
         }
-        let c = find(&d, pointer);
-        assert_eq!(
-            (c.kind, c.severity),
-            (kind, severity),
-            "{what}: {:#?}",
-            summary(&d)
-        );
+        assert_case(what, &d, pointer, kind, severity);
     }
+}
+
+/// The change at `pointer` of `d` is `kind` and `severity`.
+#[track_caller]
+fn assert_case(what: &str, d: &diff::Diff, pointer: &str, kind: ChangeKind, severity: Severity) {
+    let c = find(d, pointer);
+    assert_eq!(
+        (c.kind, c.severity),
+        (kind, severity),
+        "{what}: {:#?}",
+        summary(d)
+    );
 }
 
 /// Text the model may read outside `description` and `title` is at least
@@ -399,13 +405,12 @@ fn new_model_readable_text_anywhere_is_at_least_medium() {
         ),
     ];
     for (what, new, pointer, kind, severity) in cases {
-        let d = diff::between("1", "2", &base, &new);
-        let c = find(&d, pointer);
-        assert_eq!(
-            (c.kind, c.severity),
-            (kind, severity),
-            "{what}: {:#?}",
-            summary(&d)
+        assert_case(
+            what,
+            &diff::between("1", "2", &base, &new),
+            pointer,
+            kind,
+            severity,
         );
     }
 }

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use toolreg_e2e::{both_backends, write_tool_manifest, Server, User};
+use toolreg_e2e::{agent_project, both_backends, signed_in, write_tool_manifest, Server};
 
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
@@ -34,15 +34,8 @@ fn tool(work: &Path, version: &str, schema: Value) -> PathBuf {
 }
 
 fn new_text_needs_a_yes(server: Server) {
-    let token = server.create_user("alice", "trusted");
-    let user = User::new();
-    let work = tempfile::tempdir().unwrap();
+    let (user, work) = signed_in(&server, "alice", "trusted");
     let work = work.path();
-    user.run(
-        work,
-        &["login", "--registry", &server.url, "--token", &token],
-    )
-    .ok();
     let clean = json!({
         "type": "object",
         "$comment": "word lookups",
@@ -51,13 +44,7 @@ fn new_text_needs_a_yes(server: Server) {
     });
     let dir = tool(work, "1.0.0", clean.clone());
     user.run(work, &["publish", dir.to_str().unwrap()]).ok();
-    let agent = work.join("agent");
-    std::fs::create_dir_all(&agent).unwrap();
-    std::fs::write(
-        agent.join("toolreg.toml"),
-        format!("[registry]\nurl = \"{}\"\n\n[tools]\n", server.url),
-    )
-    .unwrap();
+    let agent = agent_project(&server.url, work, "agent", "[tools]\n");
     user.run(&agent, &["add", "lookup"]).ok();
     user.run(&agent, &["install"]).ok();
 

@@ -10,26 +10,18 @@
 //!   naming the reason and when the registry said it, while a project that
 //!   moved away exports.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
-use toolreg_e2e::{both_backends, copy_dir, corpus_tool, write_tool_manifest, Server, User};
+use toolreg_e2e::{
+    agent_project, both_backends, copy_dir, corpus_tool, signed_in, write_tool_manifest, Server,
+    User,
+};
 
 const WHY: &str = "sends the SSH key in a sidenote";
 
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
-
-fn project(server: &Server, work: &Path, name: &str, tools: &str) -> PathBuf {
-    let dir = work.join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("toolreg.toml"),
-        format!("[registry]\nurl = \"{}\"\n\n[tools]\n{tools}", server.url),
-    )
-    .unwrap();
-    dir
 }
 
 fn publish(user: &User, work: &Path, version: &str) {
@@ -51,20 +43,13 @@ fn a_quarantine_reaches_installed_pins(server: Server) {
     let out = server.admin(&["admin", "create-user", "root", "--admin"]);
     assert!(out.status.success());
     let root = String::from_utf8(out.stdout).unwrap().trim().to_string();
-    let alice = server.create_user("alice", "verified");
-    let user = User::new();
-    let work = tempfile::tempdir().unwrap();
+    let (user, work) = signed_in(&server, "alice", "verified");
     let work = work.path();
-    user.run(
-        work,
-        &["login", "--registry", &server.url, "--token", &alice],
-    )
-    .ok();
     publish(&user, work, "1.0.0");
 
     // Two projects pin and install 1.0.0: one may move (^1), one may not.
-    let moving = project(&server, work, "moving", "calc = \"^1\"\n");
-    let stuck = project(&server, work, "stuck", "calc = \"=1.0.0\"\n");
+    let moving = agent_project(&server.url, work, "moving", "[tools]\ncalc = \"^1\"\n");
+    let stuck = agent_project(&server.url, work, "stuck", "[tools]\ncalc = \"=1.0.0\"\n");
     for agent in [&moving, &stuck] {
         user.run(agent, &["install"]).ok();
         user.run(agent, &["verify"]).ok();

@@ -102,6 +102,21 @@ impl Ci {
     fn alice(&self, args: &[&str]) -> toolreg_e2e::Run {
         self.alice.run(self.work(), args)
     }
+
+    /// Alice trusts `repository`'s `workflow` (on the local issuer) to publish ci-tool.
+    fn trust(&self, repository: &str, workflow: &str) -> toolreg_e2e::Run {
+        self.alice(&[
+            "trusted-publisher",
+            "add",
+            "ci-tool",
+            "--issuer",
+            &self.issuer.url,
+            "--repository",
+            repository,
+            "--workflow",
+            workflow,
+        ])
+    }
 }
 
 /// Neither the exchanged registry token nor an ID token (a JWT starts
@@ -228,18 +243,7 @@ fn publish_from_ci(ci: Ci) {
     no_tokens_shown(&run);
 
     // GitLab's way: the ID token in TOOLREG_OIDC_TOKEN.
-    ci.alice(&[
-        "trusted-publisher",
-        "add",
-        "ci-tool",
-        "--issuer",
-        &ci.issuer.url,
-        "--repository",
-        "acme/gl-tools",
-        "--workflow",
-        ".gitlab-ci.yml",
-    ])
-    .ok();
+    ci.trust("acme/gl-tools", ".gitlab-ci.yml").ok();
     let token = ci.issuer.mint(&gitlab_claims(&ci.issuer, "acme/gl-tools"));
     let run = ci
         .publish_in_ci("ci-tool", "1.2.0", &[("TOOLREG_OIDC_TOKEN".into(), token)])
@@ -370,18 +374,7 @@ fn consumers_verify_provenance(ci: Ci) {
     let actions = ci
         .issuer
         .actions_env(ci.issuer.github_claims(REPO, WORKFLOW));
-    ci.alice(&[
-        "trusted-publisher",
-        "add",
-        "ci-tool",
-        "--issuer",
-        &ci.issuer.url,
-        "--repository",
-        REPO,
-        "--workflow",
-        WORKFLOW,
-    ])
-    .ok();
+    ci.trust(REPO, WORKFLOW).ok();
     ci.publish_in_ci("ci-tool", "1.1.0", &actions).ok();
     let verified =
         "provenance of ci-tool 1.1.0: built by acme/tools (release.yml, refs/tags/v1.1.0";
@@ -512,18 +505,7 @@ fn the_builder_is_part_of_the_pin(ci: Ci) {
     // 1.1.0 built by acme/tools' release.yml, 1.2.0 published by hand,
     // 1.3.0 built by another repository of acme.
     for (repo, workflow) in [(REPO, WORKFLOW), ("acme/other", "ship.yml")] {
-        ci.alice(&[
-            "trusted-publisher",
-            "add",
-            "ci-tool",
-            "--issuer",
-            &ci.issuer.url,
-            "--repository",
-            repo,
-            "--workflow",
-            workflow,
-        ])
-        .ok();
+        ci.trust(repo, workflow).ok();
     }
     let job = |repo: &str, workflow: &str| {
         ci.issuer

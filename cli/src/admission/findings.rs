@@ -212,19 +212,9 @@ pub fn recorded(pin: &LockedTool, rules: &[Rule], policy: &Policy, checked_at: &
 #[cfg(test)]
 mod tests {
     use super::*;
-    use toolreg_core::ExecutionKind;
 
     fn t(name: &str, v: &str) -> LockedTool {
-        LockedTool {
-            name: name.into(),
-            version: v.parse().unwrap(),
-            sha256: "0".repeat(64),
-            registry: "http://r".into(),
-            execution: ExecutionKind::Http,
-            definition: None,
-            accepted_findings: Vec::new(),
-            provenance: None,
-        }
+        LockedTool::example(name, v)
     }
 
     fn finding(rule: Rule) -> Finding {

@@ -131,7 +131,6 @@ impl BuilderChange {
 mod tests {
     use super::*;
     use crate::admission::policy::ProvenancePolicy;
-    use toolreg_core::ExecutionKind;
 
     fn builder(repo: &str) -> Builder {
         Builder {
@@ -143,14 +142,8 @@ mod tests {
 
     fn pin(provenance: Option<Builder>) -> LockedTool {
         LockedTool {
-            name: "ci-tool".into(),
-            version: "1.1.0".parse().unwrap(),
-            sha256: "ab".repeat(32),
-            registry: "http://r".into(),
-            execution: ExecutionKind::Http,
-            definition: None,
-            accepted_findings: Vec::new(),
             provenance,
+            ..LockedTool::example("ci-tool", "1.1.0")
         }
     }
 

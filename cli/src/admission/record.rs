@@ -222,19 +222,9 @@ fn now() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use toolreg_core::ExecutionKind;
 
     fn pin(name: &str) -> LockedTool {
-        LockedTool {
-            name: name.into(),
-            version: "1.0.0".parse().unwrap(),
-            sha256: "ab".repeat(32),
-            registry: "http://r/".into(),
-            execution: ExecutionKind::Http,
-            definition: None,
-            accepted_findings: Vec::new(),
-            provenance: None,
-        }
+        LockedTool::example(name, "1.0.0")
     }
 
     #[test]
