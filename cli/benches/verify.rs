@@ -1,9 +1,11 @@
 //! `toolreg verify` over 100 installed pins: a project whose toolreg.lock
 //! pins 100 tools, each installed from a bundle of a real corpus definition
 //! (`../shared/corpus`, or core's checked-in fixtures when it is absent)
-//! under its own registry name. Measured twice: the check itself (every
-//! file hashed against the manifest, every definition loaded and its
-//! fingerprint recomputed) and the `toolreg verify` process end to end.
+//! under its own registry name. Measured three times: the offline checks
+//! themselves (every file hashed against the manifest, every definition
+//! loaded and its fingerprint recomputed, the policy and the record of what
+//! the registry said), and the `toolreg verify` process end to end, with
+//! `--offline` and without (asking a registry that can't be reached).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -127,21 +129,35 @@ fn bench(c: &mut Criterion) {
         b.iter(|| offline::check(root, &policy, &lock, &record).unwrap())
     });
     let exe = env!("CARGO_BIN_EXE_toolreg");
-    group.bench_function(format!("`toolreg verify` process, {PINS} pins"), |b| {
-        b.iter(|| {
-            let out = Command::new(exe)
-                .arg("verify")
-                .current_dir(root)
-                .env("TOOLREG_CONFIG_DIR", root.join(".config"))
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        })
-    });
+    // `--offline`: the checks alone, as an MCP server runs them at start;
+    // without it the process first asks the pins' registry (here a port
+    // that refuses connections, so the record is used).
+    for (what, args) in [
+        (
+            "`toolreg verify --offline` process",
+            &["verify", "--offline"][..],
+        ),
+        (
+            "`toolreg verify` process, registry unreachable",
+            &["verify"][..],
+        ),
+    ] {
+        group.bench_function(format!("{what}, {PINS} pins"), |b| {
+            b.iter(|| {
+                let out = Command::new(exe)
+                    .args(args)
+                    .current_dir(root)
+                    .env("TOOLREG_CONFIG_DIR", root.join(".config"))
+                    .output()
+                    .unwrap();
+                assert!(
+                    out.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            })
+        });
+    }
     group.finish();
 }
 
