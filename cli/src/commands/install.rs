@@ -38,23 +38,11 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
     let requirements = project.requirements()?;
     let existing = Lockfile::load(&ctx.cwd)?;
     let client = ctx.client(Some(&project))?;
-    let mut lock =
-        match (locked, existing) {
-            (true, None) => return Err(Error::Lock {
-                path: ctx.cwd.join(lock::FILE).display().to_string(),
-                message:
-                    "missing, and --locked never creates it; run `toolreg install` without --locked"
-                        .into(),
-            }),
-            (true, Some(lock)) => {
-                let reasons = pinning::out_of_date(&requirements, &lock);
-                if !reasons.is_empty() {
-                    return Err(Error::LockOutOfDate { reasons });
-                }
-                lock
-            }
-            (false, existing) => existing.unwrap_or_default(),
-        };
+    let mut lock = if locked {
+        for_locked(ctx, &requirements, existing)?
+    } else {
+        existing.unwrap_or_default()
+    };
     let mut gate = Gate::new(&client, &project, &lock, &ctx.cwd, false)?;
     if !locked {
         let had_lock = ctx.cwd.join(lock::FILE).exists();
@@ -123,6 +111,24 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
         );
     }
     Ok(0)
+}
+
+/// The lock `--locked` installs: it must exist and match toolreg.toml.
+fn for_locked(
+    ctx: &Context,
+    requirements: &[(String, semver::VersionReq)],
+    existing: Option<Lockfile>,
+) -> Result<Lockfile> {
+    let lock = existing.ok_or_else(|| Error::Lock {
+        path: ctx.cwd.join(lock::FILE).display().to_string(),
+        message: "missing, and --locked never creates it; run `toolreg install` without --locked"
+            .into(),
+    })?;
+    let reasons = pinning::out_of_date(requirements, &lock);
+    if !reasons.is_empty() {
+        return Err(Error::LockOutOfDate { reasons });
+    }
+    Ok(lock)
 }
 
 /// What installing the pins did: the `--json` entries, how many were
