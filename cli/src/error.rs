@@ -288,7 +288,7 @@ impl Error {
             }
             Error::LockOutOfDate { reasons } => reasons.clone(),
             Error::Quarantined { name, url, .. } => vec![
-                format!("toolreg pins, installs and hands out no quarantined version: move to another with `toolreg update {name}`, or wait until the quarantine is lifted"),
+                format!("toolreg pins, installs and hands out no quarantined version: pin another (`toolreg update {name}` moves an existing pin), or wait until the quarantine is lifted"),
                 format!("url: {url}"),
             ],
             Error::Drift { details, .. } => details.clone(),
