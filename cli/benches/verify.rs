@@ -1,16 +1,20 @@
 //! `toolreg verify` over 100 installed pins: a project whose toolreg.lock
 //! pins 100 tools, each installed from a bundle of a real corpus definition
 //! (`../shared/corpus`, or core's checked-in fixtures when it is absent)
-//! under its own registry name. Measured twice: the check itself (every
-//! file hashed against the manifest, every definition loaded and its
-//! fingerprint recomputed) and the `toolreg verify` process end to end.
+//! under its own registry name. Measured three times: the offline checks
+//! themselves (every file hashed against the manifest, every definition
+//! loaded and its fingerprint recomputed, the policy and the record of what
+//! the registry said), and the `toolreg verify` process end to end, with
+//! `--offline` and without (asking a registry that can't be reached).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use toolreg_cli::admission::offline;
+use toolreg_cli::admission::record::Record;
+use toolreg_cli::admission::Policy;
 use toolreg_cli::client::Download;
-use toolreg_cli::commands::verify;
 use toolreg_cli::install;
 use toolreg_cli::lock::{LockedTool, Lockfile};
 use toolreg_core::ToolFiles;
@@ -96,6 +100,7 @@ fn project() -> tempfile::TempDir {
             execution: loaded.tool.execution.kind,
             definition: Some(toolreg_core::fingerprint::of_tool(&loaded.tool)),
             accepted_findings: Vec::new(),
+            provenance: None,
         };
         install::install(project.path(), &pin, local(bundle)).unwrap();
         lock.upsert(pin);
@@ -109,35 +114,50 @@ fn bench(c: &mut Criterion) {
     let project = project();
     let root = project.path();
     let lock = Lockfile::load(root).unwrap().unwrap();
-    let states = verify::check_all(root, &lock).unwrap();
+    let (policy, record) = (Policy::default(), Record::default());
+    let checks = offline::check(root, &policy, &lock, &record).unwrap();
     assert!(
-        states
+        checks
             .iter()
-            .all(|(_, s)| matches!(s, install::State::Intact { .. })),
+            .all(|c| matches!(c.state, install::State::Intact { .. }) && c.refused.is_empty()),
         "every benchmarked pin is intact"
     );
 
     let mut group = c.benchmark_group("verify");
     group.sample_size(20);
     group.bench_function(format!("check {PINS} installed pins"), |b| {
-        b.iter(|| verify::check_all(root, &lock).unwrap())
+        b.iter(|| offline::check(root, &policy, &lock, &record).unwrap())
     });
     let exe = env!("CARGO_BIN_EXE_toolreg");
-    group.bench_function(format!("`toolreg verify` process, {PINS} pins"), |b| {
-        b.iter(|| {
-            let out = Command::new(exe)
-                .arg("verify")
-                .current_dir(root)
-                .env("TOOLREG_CONFIG_DIR", root.join(".config"))
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        })
-    });
+    // `--offline`: the checks alone, as an MCP server runs them at start;
+    // without it the process first asks the pins' registry (here a port
+    // that refuses connections, so the record is used).
+    for (what, args) in [
+        (
+            "`toolreg verify --offline` process",
+            &["verify", "--offline"][..],
+        ),
+        (
+            "`toolreg verify` process, registry unreachable",
+            &["verify"][..],
+        ),
+    ] {
+        group.bench_function(format!("{what}, {PINS} pins"), |b| {
+            b.iter(|| {
+                let out = Command::new(exe)
+                    .args(args)
+                    .current_dir(root)
+                    .env("TOOLREG_CONFIG_DIR", root.join(".config"))
+                    .output()
+                    .unwrap();
+                assert!(
+                    out.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            })
+        });
+    }
     group.finish();
 }
 

@@ -142,6 +142,10 @@ pub enum Command {
         /// array of tools) to compare with the pins by call name; `-` reads stdin.
         #[arg(long, value_name = "FILE|-")]
         against: Option<PathBuf>,
+        /// Don't ask the registry whether a pinned version was quarantined or
+        /// flagged since; use what it said last (`.toolreg/state.json`).
+        #[arg(long)]
+        offline: bool,
     },
     /// Print the installed tools as one JSON tool list for an agent; what a
     /// format can't carry over is reported on stderr.
@@ -156,6 +160,10 @@ pub enum Command {
         /// for a tool whose parameters can't follow the strict rules.
         #[arg(long)]
         strict: bool,
+        /// Don't ask the registry whether a pinned version was quarantined or
+        /// flagged since; use what it said last (`.toolreg/state.json`).
+        #[arg(long)]
+        offline: bool,
     },
     /// Split an MCP tools/list result into one tool directory per tool.
     Import {

@@ -46,9 +46,30 @@ const MAX_ERROR_BODY: u64 = 64 * 1024;
 
 impl Client {
     pub fn new(base: &str, token: Option<String>) -> Result<Self> {
+        Self::with_timeouts(
+            base,
+            token,
+            Duration::from_secs(10),
+            Duration::from_secs(300),
+        )
+    }
+
+    /// A client that gives up quickly (5 s to connect, 15 s an answer), for
+    /// questions a command can do without (`verify` and `export` asking
+    /// whether a pinned version was quarantined since).
+    pub fn quick(base: &str) -> Result<Self> {
+        Self::with_timeouts(base, None, Duration::from_secs(5), Duration::from_secs(15))
+    }
+
+    fn with_timeouts(
+        base: &str,
+        token: Option<String>,
+        connect: Duration,
+        total: Duration,
+    ) -> Result<Self> {
         let http = Http::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .timeout(Duration::from_secs(300))
+            .connect_timeout(connect)
+            .timeout(total)
             .user_agent(concat!("toolreg/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| Error::Network {

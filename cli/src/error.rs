@@ -204,6 +204,27 @@ pub enum Error {
         location: String,
         line: String,
     },
+
+    /// The project requires provenance, and (checked without the registry)
+    /// toolreg.lock records none for the pin.
+    #[error("toolreg.lock records no provenance for {name} {version}, which this project's policy requires ({location}: {line})")]
+    NoRecordedProvenance {
+        name: String,
+        version: String,
+        location: String,
+        line: String,
+    },
+
+    /// The version was built from a repository the project's
+    /// `require_provenance` does not list.
+    #[error("{name} {version} was built by {builder}, a repository this project's policy does not accept ({location}: {line})")]
+    ProvenanceRefused {
+        name: String,
+        version: String,
+        builder: String,
+        location: String,
+        line: String,
+    },
 }
 
 fn unconfirmed_message(pins: &[String], asked: bool) -> String {
@@ -266,8 +287,8 @@ impl Error {
                 lines
             }
             Error::LockOutOfDate { reasons } => reasons.clone(),
-            Error::Quarantined { url, .. } => vec![
-                "nothing was pinned or installed: pin another version, or wait until the quarantine is lifted".to_string(),
+            Error::Quarantined { name, url, .. } => vec![
+                format!("toolreg pins, installs and hands out no quarantined version: pin another (`toolreg update {name}` moves an existing pin), or wait until the quarantine is lifted"),
                 format!("url: {url}"),
             ],
             Error::Drift { details, .. } => details.clone(),
@@ -276,6 +297,12 @@ impl Error {
             Error::Attestation { .. } => vec!["nothing was pinned or installed".to_string()],
             Error::NoProvenance { .. } => vec![
                 "it was not published from CI through trusted publishing; nothing was pinned or installed".to_string(),
+            ],
+            Error::NoRecordedProvenance { name, .. } => vec![format!(
+                "run `toolreg install` with the registry reachable to check and record it, or `toolreg update {name}` to pin a version built in CI"
+            )],
+            Error::ProvenanceRefused { .. } => vec![
+                "list its repository under `require_provenance.repositories`, or pin a version built by one listed there; nothing was pinned or installed".to_string(),
             ],
             _ => Vec::new(),
         }

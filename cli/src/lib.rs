@@ -1,8 +1,10 @@
 //! The `toolreg` command line as a library: argument definitions
 //! ([`args`]), one module per command ([`commands`]), and the pieces they
 //! share — user config, the registry client, the project's `toolreg.toml`,
-//! `toolreg.lock`, and verified installs. `main.rs` only parses and reports.
+//! `toolreg.lock`, verified installs, and the admission of pins
+//! ([`admission`]). `main.rs` only parses and reports.
 
+pub mod admission;
 pub mod args;
 pub mod changes;
 pub mod client;

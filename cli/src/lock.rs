@@ -2,8 +2,10 @@
 //! kind of every pinned tool, like Cargo.lock, and its definition
 //! fingerprint (`definition = "sha256:…"`, recorded when the pin is first
 //! installed; locks written before fingerprints existed load without it),
-//! and the lint rules whose findings on that version the project accepted
-//! (`accepted_findings = ["P4"]`, absent for a clean version).
+//! the lint rules whose findings on that version the project accepted
+//! (`accepted_findings = ["P4"]`, absent for a clean version), and who built
+//! it (`provenance = { issuer, repository, workflow }`, absent for a version
+//! published by hand, or pinned before the lock recorded it).
 //! Written sorted by name with a "do not edit" header; a corrupt lock is an
 //! error naming the file and line.
 
@@ -36,6 +38,62 @@ pub struct LockedTool {
     /// The lint rules whose findings on this version the project accepted
     /// when it was pinned (sorted, without duplicates; empty when clean).
     pub accepted_findings: Vec<Rule>,
+    /// The CI identity that built the version, from its verified
+    /// provenance; `None` for a version published by hand (or a pin from a
+    /// lock written before this was recorded).
+    pub provenance: Option<Builder>,
+}
+
+#[cfg(test)]
+impl LockedTool {
+    /// A pin for unit tests: an `http` tool of registry `http://r`, with a
+    /// made-up digest, no fingerprint, findings or builder.
+    pub(crate) fn example(name: &str, version: &str) -> LockedTool {
+        LockedTool {
+            name: name.into(),
+            version: version.parse().expect("a SemVer version"),
+            sha256: "0".repeat(64),
+            registry: "http://r".into(),
+            execution: ExecutionKind::Http,
+            definition: None,
+            accepted_findings: Vec::new(),
+            provenance: None,
+        }
+    }
+}
+
+/// Who built a pinned version: the part of its provenance that names the
+/// builder (the run, ref and commit differ from version to version).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Builder {
+    /// The CI platform's ID-token issuer.
+    pub issuer: String,
+    /// `org/repo` (GitHub) or `group/project` (GitLab).
+    pub repository: String,
+    /// The workflow file (GitHub) or CI configuration path (GitLab).
+    pub workflow: String,
+}
+
+impl Builder {
+    /// The builder named by a version's provenance.
+    pub fn of(provenance: &toolreg_api::Provenance) -> Builder {
+        Builder {
+            issuer: provenance.issuer.clone(),
+            repository: provenance.repository.clone(),
+            workflow: provenance.workflow.clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for Builder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} ({}, {})",
+            self.repository, self.workflow, self.issuer
+        )
+    }
 }
 
 /// The newest transparency-log checkpoint seen from one registry (the
@@ -82,6 +140,8 @@ struct RawTool {
     definition: Option<Spanned<String>>,
     #[serde(default)]
     accepted_findings: Option<Spanned<Vec<String>>>,
+    #[serde(default)]
+    provenance: Option<Builder>,
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -192,6 +252,7 @@ impl Lockfile {
                 execution,
                 definition,
                 accepted_findings,
+                provenance: t.provenance,
             });
         }
         let checkpoints = raw
@@ -269,6 +330,14 @@ impl Lockfile {
                     .collect();
                 out.push_str(&format!("accepted_findings = [{}]\n", ids.join(", ")));
             }
+            if let Some(b) = &t.provenance {
+                out.push_str(&format!(
+                    "provenance = {{ issuer = {}, repository = {}, workflow = {} }}\n",
+                    toml_str(&b.issuer),
+                    toml_str(&b.repository),
+                    toml_str(&b.workflow)
+                ));
+            }
         }
         for c in &self.checkpoints {
             out.push_str("\n[[checkpoint]]\n");
@@ -309,6 +378,7 @@ mod tests {
                 toolreg_core::digest::sha256_hex(version.as_bytes())
             )),
             accepted_findings: Vec::new(),
+            provenance: None,
         }
     }
 
@@ -429,6 +499,30 @@ mod tests {
             e.contains(":12") && e.contains("expected a sequence"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_builder_round_trips_and_a_lock_without_it_loads() {
+        let mut lock = one_tool();
+        let mut t = lock.get("calc").unwrap().clone();
+        t.provenance = Some(Builder {
+            issuer: "https://token.actions.githubusercontent.com".into(),
+            repository: "acme/tools".into(),
+            workflow: "release.yml".into(),
+        });
+        lock.upsert(t);
+        let text = lock.render();
+        assert!(
+            text.contains("provenance = { issuer = \"https://token.actions.githubusercontent.com\", repository = \"acme/tools\", workflow = \"release.yml\" }\n"),
+            "{text}"
+        );
+        assert_eq!(
+            Lockfile::parse(Path::new("toolreg.lock"), &text).unwrap(),
+            lock
+        );
+        assert!(!one_tool().render().contains("provenance"));
+        let e = corrupt(&text.replace("workflow = ", "run = "));
+        assert!(e.contains(":12") && e.contains("run"), "{e}");
     }
 
     #[test]

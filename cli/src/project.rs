@@ -1,96 +1,26 @@
 //! The agent project's `toolreg.toml`: `[registry] url` (and `log_key`,
-//! `mcp_protocol`), the pinned
-//! requirements under `[tools]` and the consumer policy: `[policy] allow`
-//! (the execution kinds this project may install), `[policy]
-//! accept_findings` (the lint rules whose findings it accepts on a pinned
-//! version) and `[policy] require_provenance` (versions must come from CI
-//! through trusted publishing). Read and written with toml_edit so comments
-//! and formatting survive.
+//! `mcp_protocol`), the pinned requirements under `[tools]`, and the
+//! consumer policy `[policy]`, read once when the file is loaded
+//! ([`crate::admission::Policy`]). Read and written with toml_edit so
+//! comments and formatting survive.
 
 use std::path::{Path, PathBuf};
 
 use semver::VersionReq;
 use toml_edit::{value, DocumentMut, Item, Table};
-use toolreg_core::lint::Rule;
-use toolreg_core::ExecutionKind;
 
+use crate::admission::Policy;
 use crate::error::{Error, Result};
 
 /// File name of the project manifest.
 pub const FILE: &str = "toolreg.toml";
 
-/// The consumer policy: which execution kinds this project may install.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConsumerPolicy {
-    pub allow: Vec<ExecutionKind>,
-    /// Where the rule is written, `toolreg.toml:12`, for messages.
-    pub location: String,
-    /// The rule's text, `allow = ["http", "prompt"]`.
-    pub line: String,
-}
-
-impl ConsumerPolicy {
-    /// `Err` with the policy line when `kind` is not allowed.
-    pub fn check(&self, name: &str, version: &str, kind: ExecutionKind) -> Result<()> {
-        if self.allow.contains(&kind) {
-            Ok(())
-        } else {
-            Err(Error::Policy {
-                name: name.to_string(),
-                version: version.to_string(),
-                kind: kind.to_string(),
-                location: self.location.clone(),
-                line: self.line.clone(),
-            })
-        }
-    }
-}
-
-/// `[policy] accept_findings`: the lint rules whose findings this project
-/// accepts on the versions it pins, without `--accept-findings`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FindingsPolicy {
-    /// Sorted, without duplicates.
-    pub accept: Vec<Rule>,
-    /// Where the rule is written, `toolreg.toml:12`, for messages.
-    pub location: String,
-}
-
-impl FindingsPolicy {
-    /// True when every rule of `rules` is accepted.
-    pub fn accepts_all(&self, rules: &[Rule]) -> bool {
-        rules.iter().all(|r| self.accept.contains(r))
-    }
-}
-
-/// `[policy] require_provenance`: `true` for every tool, or a list of the
-/// tools whose versions must carry verified provenance (published from CI
-/// through trusted publishing, with a signed attestation).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProvenancePolicy {
-    /// Every tool.
-    pub all: bool,
-    /// Normalized names of the tools it applies to (when not `all`).
-    pub tools: Vec<String>,
-    /// Where the rule is written, `toolreg.toml:12`, for messages.
-    pub location: String,
-    /// The rule's text, `require_provenance = true`.
-    pub line: String,
-}
-
-impl ProvenancePolicy {
-    /// Whether versions of `name` must carry verified provenance.
-    pub fn requires(&self, name: &str) -> bool {
-        self.all || self.tools.contains(&toolreg_core::name::normalize(name))
-    }
-}
-
 /// An agent project's `toolreg.toml`, with its formatting.
 #[derive(Debug, Clone)]
 pub struct Project {
     path: PathBuf,
-    text: String,
     doc: DocumentMut,
+    policy: Policy,
 }
 
 impl Project {
@@ -116,8 +46,8 @@ impl Project {
     pub fn new_in(dir: &Path) -> Self {
         Project {
             path: dir.join(FILE),
-            text: String::new(),
             doc: DocumentMut::new(),
+            policy: Policy::default(),
         }
     }
 
@@ -126,16 +56,18 @@ impl Project {
             path: path.display().to_string(),
             message: format!("not valid TOML: {}", e.to_string().trim()),
         })?;
+        let file = path.file_name().and_then(|f| f.to_str()).unwrap_or(FILE);
+        let policy = Policy::read(&doc, &text, file).map_err(|message| Error::Project {
+            path: path.display().to_string(),
+            message,
+        })?;
         let project = Project {
             path: path.to_path_buf(),
-            text,
             doc,
+            policy,
         };
         // Surface malformed sections now rather than halfway through a command.
         project.requirements()?;
-        project.policy()?;
-        project.findings_policy()?;
-        project.provenance_policy()?;
         project.registry_url()?;
         Ok(project)
     }
@@ -255,168 +187,9 @@ impl Project {
         }
     }
 
-    /// `[policy] allow`, when the project restricts execution kinds.
-    pub fn policy(&self) -> Result<Option<ConsumerPolicy>> {
-        let Some(policy) = self.doc.get("policy") else {
-            return Ok(None);
-        };
-        let Some(allow) = policy.get("allow") else {
-            return Ok(None);
-        };
-        let array = allow
-            .as_array()
-            .ok_or_else(|| self.err("`policy.allow` must be an array of execution kinds"))?;
-        let mut kinds = Vec::new();
-        for v in array.iter() {
-            let s = v.as_str().ok_or_else(|| {
-                self.err("`policy.allow` must be an array of execution kind strings")
-            })?;
-            kinds.push(
-                s.parse::<ExecutionKind>()
-                    .map_err(|e| self.err(format!("`policy.allow`: {e}")))?,
-            );
-        }
-        let (lineno, line) = self.find_policy_line();
-        Ok(Some(ConsumerPolicy {
-            allow: kinds,
-            location: self.location(lineno),
-            line,
-        }))
-    }
-
-    /// `[policy] accept_findings`, when the project accepts some lint rules.
-    pub fn findings_policy(&self) -> Result<Option<FindingsPolicy>> {
-        let Some(item) = self
-            .doc
-            .get("policy")
-            .and_then(|p| p.get("accept_findings"))
-        else {
-            return Ok(None);
-        };
-        let what = "`policy.accept_findings` must be an array of lint rule ids like [\"P4\"]";
-        let array = item.as_array().ok_or_else(|| self.err(what))?;
-        let mut accept = Vec::new();
-        for v in array.iter() {
-            let s = v.as_str().ok_or_else(|| self.err(what))?;
-            accept.push(
-                s.parse::<Rule>()
-                    .map_err(|e| self.err(format!("`policy.accept_findings`: {e}")))?,
-            );
-        }
-        accept.sort();
-        accept.dedup();
-        let (lineno, _) = self.find_line_in_policy("accept_findings");
-        Ok(Some(FindingsPolicy {
-            accept,
-            location: self.location(lineno),
-        }))
-    }
-
-    /// `toolreg.toml:LINE`, for messages.
-    fn location(&self, lineno: usize) -> String {
-        format!(
-            "{}:{lineno}",
-            self.path
-                .file_name()
-                .and_then(|f| f.to_str())
-                .unwrap_or(FILE)
-        )
-    }
-
-    /// `[policy] require_provenance` (`true`, or a list of tool names), if
-    /// it requires anything.
-    pub fn provenance_policy(&self) -> Result<Option<ProvenancePolicy>> {
-        let Some(item) = self
-            .doc
-            .get("policy")
-            .and_then(|p| p.get("require_provenance"))
-        else {
-            return Ok(None);
-        };
-        let bad =
-            || self.err("`policy.require_provenance` must be true, false or a list of tool names");
-        let (all, tools) = if let Some(b) = item.as_bool() {
-            (b, Vec::new())
-        } else if let Some(array) = item.as_array() {
-            let mut tools = Vec::new();
-            for v in array.iter() {
-                let name = v.as_str().ok_or_else(bad)?;
-                tools.push(toolreg_core::name::normalize(name));
-            }
-            (false, tools)
-        } else {
-            return Err(bad());
-        };
-        if !all && tools.is_empty() {
-            return Ok(None);
-        }
-        let (lineno, line) = self.find_policy_key_line("require_provenance");
-        Ok(Some(ProvenancePolicy {
-            all,
-            tools,
-            location: format!(
-                "{}:{lineno}",
-                self.path
-                    .file_name()
-                    .and_then(|f| f.to_str())
-                    .unwrap_or(FILE)
-            ),
-            line,
-        }))
-    }
-
-    /// 1-based line number and text of `KEY = ...` inside `[policy]` (or
-    /// `policy.KEY = ...`).
-    fn find_policy_key_line(&self, key: &str) -> (usize, String) {
-        let mut in_policy = false;
-        for (i, raw) in self.text.lines().enumerate() {
-            let line = raw.trim();
-            if line.starts_with('[') {
-                in_policy = line.trim_start_matches('[').trim_end_matches(']').trim() == "policy";
-                continue;
-            }
-            let is_key = |rest: &str| rest.trim_start().starts_with('=');
-            if in_policy && line.strip_prefix(key).is_some_and(is_key) {
-                return (i + 1, line.to_string());
-            }
-            if line
-                .strip_prefix("policy.")
-                .and_then(|l| l.strip_prefix(key))
-                .is_some_and(is_key)
-            {
-                return (i + 1, line.to_string());
-            }
-        }
-        (0, format!("[policy] {key}"))
-    }
-
-    /// 1-based line number and text of `allow = ...` inside `[policy]`.
-    fn find_policy_line(&self) -> (usize, String) {
-        self.find_line_in_policy("allow")
-    }
-
-    /// 1-based line number and text of `key = ...` inside `[policy]`.
-    fn find_line_in_policy(&self, key: &str) -> (usize, String) {
-        let mut in_policy = false;
-        let is_key = |rest: &str| rest.trim_start().starts_with('=');
-        for (i, raw) in self.text.lines().enumerate() {
-            let line = raw.trim();
-            if line.starts_with('[') {
-                in_policy = line.trim_start_matches('[').trim_end_matches(']').trim() == "policy";
-                continue;
-            }
-            if in_policy && line.strip_prefix(key).is_some_and(is_key) {
-                return (i + 1, line.to_string());
-            }
-            if line
-                .strip_prefix("policy.")
-                .and_then(|l| l.strip_prefix(key))
-                .is_some_and(is_key)
-            {
-                return (i + 1, line.to_string());
-            }
-        }
-        (0, format!("[policy] {key}"))
+    /// The project's `[policy]`.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
     }
 
     /// The document as it will be written.
@@ -427,10 +200,7 @@ impl Project {
     /// Write the file back.
     pub fn save(&mut self) -> Result<()> {
         let text = self.render();
-        std::fs::write(&self.path, &text)
-            .map_err(|e| Error::io("could not write", &self.path, e))?;
-        self.text = text;
-        Ok(())
+        std::fs::write(&self.path, &text).map_err(|e| Error::io("could not write", &self.path, e))
     }
 }
 
@@ -466,17 +236,9 @@ allow = ["http", "prompt", "schema"]   # no code
         assert_eq!(reqs.len(), 2);
         assert_eq!(reqs[0].0, "web-search");
         assert_eq!(reqs[0].1.to_string(), "^1.2");
-        let policy = p.policy().unwrap().unwrap();
-        assert_eq!(
-            policy.allow,
-            vec![
-                ExecutionKind::Http,
-                ExecutionKind::Prompt,
-                ExecutionKind::Schema
-            ]
-        );
-        assert_eq!(policy.location, "toolreg.toml:11");
-        assert!(policy.line.starts_with("allow = [\"http\""));
+        let allow = p.policy().allow.clone().unwrap();
+        assert_eq!(allow.location, "toolreg.toml:11");
+        assert!(allow.line.starts_with("allow = [\"http\""));
     }
 
     #[test]
@@ -542,89 +304,6 @@ allow = ["http", "prompt", "schema"]   # no code
         );
         let err = Project::parse(Path::new("toolreg.toml"), "[tools\n".into()).unwrap_err();
         assert!(err.to_string().contains("not valid TOML"), "{err}");
-    }
-
-    #[test]
-    fn policy_refusal_names_tool_kind_and_line() {
-        let p = project(SAMPLE);
-        let policy = p.policy().unwrap().unwrap();
-        assert!(policy
-            .check("web-search", "1.2.0", ExecutionKind::Http)
-            .is_ok());
-        let err = policy
-            .check("calculator", "1.0.0", ExecutionKind::Function)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("calculator") && err.contains("`function`"),
-            "{err}"
-        );
-        assert!(
-            err.contains("toolreg.toml:11") && err.contains("allow = [\"http\""),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn reads_accept_findings_and_names_bad_rules() {
-        assert_eq!(project(SAMPLE).findings_policy().unwrap(), None);
-        let p =
-            project("[policy]\nallow = [\"http\"]\naccept_findings = [\"p4\", \"P3\", \"P4\"]\n");
-        let fp = p.findings_policy().unwrap().unwrap();
-        assert_eq!(fp.accept, vec![Rule::P3, Rule::P4]);
-        assert_eq!(fp.location, "toolreg.toml:3");
-        assert!(fp.accepts_all(&[Rule::P4]) && !fp.accepts_all(&[Rule::P4, Rule::P7]));
-        // `allow` is still found on its own line.
-        assert_eq!(p.policy().unwrap().unwrap().location, "toolreg.toml:2");
-        for (text, needle) in [
-            ("[policy]\naccept_findings = [\"P99\"]\n", "P99"),
-            (
-                "[policy]\naccept_findings = \"P4\"\n",
-                "array of lint rule ids",
-            ),
-            (
-                "[policy]\naccept_findings = [4]\n",
-                "array of lint rule ids",
-            ),
-        ] {
-            let err = Project::parse(Path::new("toolreg.toml"), text.into())
-                .unwrap_err()
-                .to_string();
-            assert!(
-                err.contains("policy.accept_findings") && err.contains(needle),
-                "{err}"
-            );
-        }
-    }
-
-    #[test]
-    fn reads_require_provenance_for_all_or_some_tools() {
-        assert_eq!(project(SAMPLE).provenance_policy().unwrap(), None);
-        let p = project("[tools]\nx = \"^1\"\n\n[policy]\nrequire_provenance = true   # CI only\n")
-            .provenance_policy()
-            .unwrap()
-            .unwrap();
-        assert!(p.requires("anything") && p.all);
-        assert_eq!(p.location, "toolreg.toml:5");
-        assert_eq!(p.line, "require_provenance = true   # CI only");
-        let p = project("[policy]\nrequire_provenance = [\"web_search\"]\n")
-            .provenance_policy()
-            .unwrap()
-            .unwrap();
-        assert!(p.requires("web-search") && !p.requires("calculator"));
-        assert_eq!(
-            project("[policy]\nrequire_provenance = false\n")
-                .provenance_policy()
-                .unwrap(),
-            None
-        );
-        let err = Project::parse(
-            Path::new("toolreg.toml"),
-            "[policy]\nrequire_provenance = \"yes\"\n".into(),
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(err.contains("policy.require_provenance"), "{err}");
     }
 
     #[test]

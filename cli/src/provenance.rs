@@ -8,9 +8,8 @@
 //! [`open`] checks the note with the pinned log key and that the signed
 //! statement is the pin (name, version, sha256, and the definition
 //! fingerprint when both have one) with the provenance the version JSON
-//! shows. [`crate::transparency::Session`] runs it for every
-//! pin with provenance, and refuses a version without provenance when the
-//! project's `[policy] require_provenance` covers it.
+//! shows. Admission runs it for every pin with provenance it writes or
+//! downloads ([`crate::admission::online`], step 4).
 
 use toolreg_api::{AttestationStatement, Provenance, ATTESTATION_HEADER};
 use toolreg_core::tlog::Verifier;
@@ -88,6 +87,7 @@ mod tests {
             execution: toolreg_core::ExecutionKind::Http,
             definition: None,
             accepted_findings: Vec::new(),
+            provenance: None,
         };
         let provenance = Provenance {
             issuer: "https://token.actions.githubusercontent.com".into(),

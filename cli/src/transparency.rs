@@ -12,10 +12,8 @@
 //! Any failure stops the command with [`Error::Log`] before the key, the
 //! checkpoint or a bundle is written.
 //!
-//! The session also checks each pin's provenance ([`crate::provenance`]):
-//! a version with provenance must have an attestation signed by the same
-//! log key that says the same, and `[policy] require_provenance` refuses a
-//! version without it.
+//! This is the fifth step of admitting a pin ([`crate::admission`]), which
+//! also uses the session's verified key to check attestations.
 
 use std::time::Duration;
 
@@ -25,7 +23,7 @@ use toolreg_core::tlog::{self, Checkpoint, Hash, Record, Verifier};
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::lock::{LockedTool, Lockfile};
-use crate::project::{Project, ProvenancePolicy};
+use crate::project::Project;
 
 /// How long to wait for a checkpoint that covers a just-published record
 /// (the registry signs a new one at least once a second).
@@ -67,9 +65,8 @@ pub struct Session {
     kept_note: Option<String>,
     state: Option<State>,
     trusted_key: Option<String>,
-    provenance_policy: Option<ProvenancePolicy>,
-    /// Pins whose provenance was checked, and what to tell the user of each.
-    provenance_checked: Vec<(String, String, Option<String>)>,
+    /// Pins whose record was checked in this session: `(name, version, sha256)`.
+    verified: Vec<(String, String, String)>,
 }
 
 struct State {
@@ -90,81 +87,18 @@ impl Session {
             kept_note: lock.checkpoint(client.registry()).map(|c| c.note.clone()),
             state: None,
             trusted_key: None,
-            provenance_policy: project.provenance_policy()?,
-            provenance_checked: Vec::new(),
+            verified: Vec::new(),
         })
     }
 
-    /// Whether the project's policy requires verified provenance of `name`.
-    pub fn requires_provenance(&self, name: &str) -> bool {
-        self.provenance_policy
-            .as_ref()
-            .is_some_and(|p| p.requires(name))
-    }
-
-    /// Check `pin`'s provenance (once per session): when the version JSON
-    /// has provenance, its attestation must be signed by the log key and
-    /// say the same; when it has none, the project's `require_provenance`
-    /// must not cover it. Returns the verified provenance.
-    pub fn check_provenance(
-        &mut self,
-        client: &Client,
-        pin: &LockedTool,
-    ) -> Result<Option<toolreg_api::Provenance>> {
-        let version = pin.version.to_string();
-        let seen = |(n, v, _): &(String, String, Option<String>)| n == &pin.name && v == &version;
-        if self.provenance_checked.iter().any(seen) {
-            return Ok(None);
-        }
-        // A registry without the version document claims no provenance.
-        let claimed = match client.version(&pin.name, &version) {
-            Ok(answer) => answer.provenance,
-            Err(Error::Api(api)) if api.status == 404 => None,
-            Err(e) => return Err(e),
-        };
-        let Some(claimed) = claimed else {
-            if let Some(policy) = self
-                .provenance_policy
-                .as_ref()
-                .filter(|p| p.requires(&pin.name))
-            {
-                return Err(Error::NoProvenance {
-                    name: pin.name.clone(),
-                    version,
-                    location: policy.location.clone(),
-                    line: policy.line.clone(),
-                });
-            }
-            self.provenance_checked
-                .push((pin.name.clone(), version, None));
-            return Ok(None);
-        };
+    /// The log's key, checked against the pinned one (fetching the
+    /// checkpoint first, once per session): what attestations are signed with.
+    pub fn verifier(&mut self, client: &Client) -> Result<&Verifier> {
         self.ensure(client)?;
-        let verifier = &self
-            .state
+        self.state
             .as_ref()
-            .ok_or_else(|| fail(client, "no checkpoint"))?
-            .verifier;
-        let attestation = client.attestation(&pin.name, &version)?;
-        crate::provenance::open(&attestation.note, verifier, pin, &claimed).map_err(|message| {
-            Error::Attestation {
-                name: pin.name.clone(),
-                version: version.clone(),
-                message,
-            }
-        })?;
-        let said = format!(
-            "provenance of {} {version}: built by {} ({}, {} at {}, run {}); attestation verified",
-            pin.name,
-            claimed.repository,
-            claimed.workflow,
-            claimed.git_ref,
-            claimed.sha,
-            claimed.run_id
-        );
-        self.provenance_checked
-            .push((pin.name.clone(), version, Some(said)));
-        Ok(Some(claimed))
+            .map(|s| &s.verifier)
+            .ok_or_else(|| fail(client, "no checkpoint"))
     }
 
     /// Fetch and check the registry's checkpoint (once per session): signed
@@ -215,8 +149,16 @@ impl Session {
     }
 
     /// Check that `pin` is the logged record of its version and is in the
-    /// registry's signed tree.
+    /// registry's signed tree (once per session and bundle).
     pub fn verify(&mut self, client: &Client, pin: &LockedTool) -> Result<()> {
+        let key = (
+            pin.name.clone(),
+            pin.version.to_string(),
+            pin.sha256.clone(),
+        );
+        if self.verified.contains(&key) {
+            return Ok(());
+        }
         if pin.registry.trim_end_matches('/') != self.registry {
             return Err(fail(
                 client,
@@ -238,22 +180,8 @@ impl Session {
             pin,
             state.started,
         )?;
-        self.check_provenance(client, pin)?;
+        self.verified.push(key);
         Ok(())
-    }
-
-    /// For a downloaded bundle: check the log only when the bytes hash to the
-    /// pinned digest (a mismatch is reported by the install itself).
-    pub fn verify_download(
-        &mut self,
-        client: &Client,
-        pin: &LockedTool,
-        bytes: &[u8],
-    ) -> Result<()> {
-        if toolreg_core::digest::sha256_hex(bytes) != pin.sha256 {
-            return Ok(());
-        }
-        self.verify(client, pin)
     }
 
     /// Pin the key in `project` if it was trusted on first use (and save the
@@ -261,13 +189,6 @@ impl Session {
     /// lock), and tell the user (on stderr, unless `json`).
     pub fn finish(self, json: bool, project: &mut Project, lock: &mut Lockfile) -> Result<Outcome> {
         let mut outcome = Outcome::default();
-        if !json {
-            for (_, _, said) in &self.provenance_checked {
-                if let Some(said) = said {
-                    crate::output::status(said);
-                }
-            }
-        }
         let Some(state) = self.state else {
             return Ok(outcome);
         };
@@ -293,23 +214,6 @@ impl Session {
         }
         Ok(outcome)
     }
-}
-
-/// Check `pins` (all from `client`'s registry) against the log — or, with
-/// no pins, just the checkpoint's consistency — then [`Session::finish`].
-pub fn verify_pins(
-    json: bool,
-    client: &Client,
-    project: &mut Project,
-    lock: &mut Lockfile,
-    pins: &[LockedTool],
-) -> Result<Outcome> {
-    let mut session = Session::new(client, project, lock)?;
-    session.ensure(client)?;
-    for pin in pins {
-        session.verify(client, pin)?;
-    }
-    session.finish(json, project, lock)
 }
 
 fn fetch_checkpoint(client: &Client, verifier: &Verifier) -> Result<(Checkpoint, String)> {

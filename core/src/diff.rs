@@ -10,8 +10,14 @@
 //!   type widened to accept anything (`type` dropped, a schema replaced by
 //!   `true` or `{}`, `additionalProperties` opened up);
 //! * **medium** — a description or title changed (instructions the model
-//!   reads), a parameter removed, a `type`, `enum` or `const` changed;
-//! * **low** — everything else (hints, defaults, formats, the call name).
+//!   reads), a parameter removed, a `type`, `enum` or `const` changed, and
+//!   any other text the model may read that is new: a string added or
+//!   changed anywhere outside `icons` (the call name, `default`,
+//!   `examples`, `$comment`, `pattern`, `format`, `x-*` and unknown
+//!   keywords, `_meta`, …), or an object member whose key is not a JSON
+//!   Schema or MCP keyword (a key is text too);
+//! * **low** — everything else: hints and other non-text values, numbers
+//!   and limits, strings removed, icons.
 //!
 //! A change to a whole object (a parameter's schema added, `annotations`
 //! gained) is one change at that object's pointer, as severe as the most
@@ -22,6 +28,10 @@ use serde_json::{Map, Value};
 
 use crate::export::to_mcp;
 use crate::model::Tool;
+
+mod text;
+
+use text::adds_text;
 
 /// How much a change can alter what an agent does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -156,8 +166,10 @@ enum Ctx {
     Members { input: bool, params: bool },
     /// An array of schemas (`anyOf`, `oneOf`, `allOf`, `prefixItems`).
     SchemaList { input: bool },
-    /// Anything else (annotations, icons, `_meta`, keyword values).
+    /// Anything else (annotations, `_meta`, keyword values).
     Plain,
+    /// What clients show but never hand to the model (`icons`).
+    Unread,
 }
 
 impl Ctx {
@@ -166,6 +178,7 @@ impl Ctx {
         match (self, key) {
             (Ctx::Root, Some("inputSchema")) => Ctx::Schema { input: true },
             (Ctx::Root, Some("outputSchema")) => Ctx::Schema { input: false },
+            (Ctx::Root, Some("icons")) | (Ctx::Unread, _) => Ctx::Unread,
             (Ctx::Schema { input }, Some(k)) => match k {
                 "properties" | "patternProperties" => Ctx::Members {
                     input,
@@ -397,6 +410,9 @@ fn whole(
         if let Some(s) = inner {
             severity = severity.max(s);
         }
+    }
+    if severity < Severity::Medium && adds_text(kind, ctx, key, old, new) {
+        severity = Severity::Medium;
     }
     let (old, new) = if keep_values {
         (old.cloned(), new.cloned())

@@ -383,6 +383,33 @@ fn to_run(out: Output) -> Run {
     }
 }
 
+/// A new user of `server` (`login`, at `tier`) signed in from a fresh CLI
+/// user, and a working directory.
+pub fn signed_in(server: &Server, login: &str, tier: &str) -> (User, tempfile::TempDir) {
+    let token = server.create_user(login, tier);
+    let user = User::new();
+    let work = tempfile::tempdir().unwrap();
+    user.run(
+        work.path(),
+        &["login", "--registry", &server.url, "--token", &token],
+    )
+    .ok();
+    (user, work)
+}
+
+/// An agent project `name` under `work` whose toolreg.toml is `[registry]
+/// url = registry` followed by `rest`.
+pub fn agent_project(registry: &str, work: &Path, name: &str, rest: &str) -> PathBuf {
+    let dir = work.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("toolreg.toml"),
+        format!("[registry]\nurl = \"{registry}\"\n\n{rest}"),
+    )
+    .unwrap();
+    dir
+}
+
 /// Write `toolreg.toml` with a `[tool]` table into a tool directory.
 pub fn write_tool_manifest(dir: &Path, name: &str, version: &str) {
     std::fs::write(

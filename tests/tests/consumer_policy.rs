@@ -1,7 +1,8 @@
-//! The consumer's side of trust tiers (DESIGN §3, §7) through the real
-//! binaries: a `toolreg-server` process, tier changes through its HTTP API
-//! and its `admin set-tier` subcommand, and `toolreg` run as a process in an
-//! agent project.
+//! The consumer's side of trust tiers — a project refuses versions the
+//! registry blocks and execution kinds its `[policy] allow` does not list —
+//! through the real binaries: a `toolreg-server` process, tier changes
+//! through its HTTP API and its `admin set-tier` subcommand, and `toolreg`
+//! run as a process in an agent project.
 //!
 //! - `toolreg install` refuses a version the registry blocked after it was
 //!   pinned, with the registry's reason, and installs it again once the

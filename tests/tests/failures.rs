@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use toolreg_e2e::{
-    copy_dir, corpus_tool, free_port, write_tool_manifest, FakeRegistry, Reply, Server, User,
+    copy_dir, corpus_tool, free_port, signed_in, write_tool_manifest, FakeRegistry, Reply, Server,
+    User,
 };
 
 fn read(p: &Path) -> String {
@@ -33,14 +34,7 @@ fn project(work: &Path, name: &str, manifest: &str) -> PathBuf {
 /// A server with alice (trusted) logged in and `create-issue` 1.0.0 published.
 fn published() -> (Server, User, tempfile::TempDir) {
     let server = Server::start();
-    let token = server.create_user("alice", "trusted");
-    let user = User::new();
-    let work = tempfile::tempdir().unwrap();
-    user.run(
-        work.path(),
-        &["login", "--registry", &server.url, "--token", &token],
-    )
-    .ok();
+    let (user, work) = signed_in(&server, "alice", "trusted");
     let dir = mcp_tool(work.path(), "create-issue", "1.0.0");
     user.run(work.path(), &["publish", dir.to_str().unwrap()])
         .ok();

@@ -16,6 +16,12 @@
 //!   alters the registry's answers), writing nothing.
 //! - `[policy] require_provenance` refuses a version published with a
 //!   user's token, naming it, in `add` and `install`.
+//! - The builder is part of the pin: toolreg.lock records the repository
+//!   and workflow (and issuer) of a version built in CI; `update` asks
+//!   before moving to a version published by hand or built by another
+//!   repository; `require_provenance = { repositories = [...] }` refuses
+//!   builds from any other repository, in `add`, `install` and offline in
+//!   `verify`.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -95,6 +101,21 @@ impl Ci {
 
     fn alice(&self, args: &[&str]) -> toolreg_e2e::Run {
         self.alice.run(self.work(), args)
+    }
+
+    /// Alice trusts `repository`'s `workflow` (on the local issuer) to publish ci-tool.
+    fn trust(&self, repository: &str, workflow: &str) -> toolreg_e2e::Run {
+        self.alice(&[
+            "trusted-publisher",
+            "add",
+            "ci-tool",
+            "--issuer",
+            &self.issuer.url,
+            "--repository",
+            repository,
+            "--workflow",
+            workflow,
+        ])
     }
 }
 
@@ -222,18 +243,7 @@ fn publish_from_ci(ci: Ci) {
     no_tokens_shown(&run);
 
     // GitLab's way: the ID token in TOOLREG_OIDC_TOKEN.
-    ci.alice(&[
-        "trusted-publisher",
-        "add",
-        "ci-tool",
-        "--issuer",
-        &ci.issuer.url,
-        "--repository",
-        "acme/gl-tools",
-        "--workflow",
-        ".gitlab-ci.yml",
-    ])
-    .ok();
+    ci.trust("acme/gl-tools", ".gitlab-ci.yml").ok();
     let token = ci.issuer.mint(&gitlab_claims(&ci.issuer, "acme/gl-tools"));
     let run = ci
         .publish_in_ci("ci-tool", "1.2.0", &[("TOOLREG_OIDC_TOKEN".into(), token)])
@@ -364,18 +374,7 @@ fn consumers_verify_provenance(ci: Ci) {
     let actions = ci
         .issuer
         .actions_env(ci.issuer.github_claims(REPO, WORKFLOW));
-    ci.alice(&[
-        "trusted-publisher",
-        "add",
-        "ci-tool",
-        "--issuer",
-        &ci.issuer.url,
-        "--repository",
-        REPO,
-        "--workflow",
-        WORKFLOW,
-    ])
-    .ok();
+    ci.trust(REPO, WORKFLOW).ok();
     ci.publish_in_ci("ci-tool", "1.1.0", &actions).ok();
     let verified =
         "provenance of ci-tool 1.1.0: built by acme/tools (release.yml, refs/tags/v1.1.0";
@@ -482,4 +481,150 @@ fn consumers_verify_provenance(ci: Ci) {
     ci.alice.run(&via, &["install"]).ok();
 }
 
-both_backends!(start => publish_from_ci, consumers_verify_provenance);
+/// The `provenance = {...}` line of `name`'s entry in a project's lock.
+fn locked_builder(dir: &Path, name: &str) -> Option<toml::Value> {
+    let lock: toml::Value = toml::from_str(&read(&dir.join("toolreg.lock"))).unwrap();
+    lock["tool"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"].as_str() == Some(name))
+        .and_then(|t| t.get("provenance").cloned())
+}
+
+fn set_requirement(dir: &Path, req: &str) {
+    let text = read(&dir.join("toolreg.toml"));
+    let start = text.find("ci-tool = ").expect("ci-tool is in [tools]");
+    let end = start + text[start..].find('\n').unwrap();
+    let text = format!("{}ci-tool = \"{req}\"{}", &text[..start], &text[end..]);
+    std::fs::write(dir.join("toolreg.toml"), text).unwrap();
+}
+
+fn the_builder_is_part_of_the_pin(ci: Ci) {
+    let url = ci.server.url.clone();
+    // 1.1.0 built by acme/tools' release.yml, 1.2.0 published by hand,
+    // 1.3.0 built by another repository of acme.
+    for (repo, workflow) in [(REPO, WORKFLOW), ("acme/other", "ship.yml")] {
+        ci.trust(repo, workflow).ok();
+    }
+    let job = |repo: &str, workflow: &str| {
+        ci.issuer
+            .actions_env(ci.issuer.github_claims(repo, workflow))
+    };
+    ci.publish_in_ci("ci-tool", "1.1.0", &job(REPO, WORKFLOW))
+        .ok();
+    let by_hand = ci.tool("ci-tool", "1.2.0");
+    ci.alice(&["publish", by_hand.to_str().unwrap()]).ok();
+    ci.publish_in_ci("ci-tool", "1.3.0", &job("acme/other", "ship.yml"))
+        .ok();
+
+    // The lock records who built the pinned version.
+    let (agent, _) = project(&ci, &url, "agent", "[tools]\n");
+    ci.alice.run(&agent, &["add", "ci-tool@=1.1.0"]).ok();
+    let builder = locked_builder(&agent, "ci-tool").expect("the lock records the builder");
+    assert_eq!(builder["repository"].as_str(), Some(REPO), "{builder}");
+    assert_eq!(builder["workflow"].as_str(), Some(WORKFLOW), "{builder}");
+    assert_eq!(
+        builder["issuer"].as_str(),
+        Some(ci.issuer.url.as_str()),
+        "{builder}"
+    );
+    ci.alice.run(&agent, &["install"]).ok();
+    ci.alice.run(&agent, &["verify"]).ok();
+
+    // To the version published by hand: a high change that needs a yes.
+    set_requirement(&agent, "<1.3.0");
+    let (manifest, lock) = (
+        read(&agent.join("toolreg.toml")),
+        read(&agent.join("toolreg.lock")),
+    );
+    let run = ci
+        .alice
+        .run(&agent, &["update"])
+        .fails_with(&["ci-tool 1.1.0 -> 1.2.0 (high change of builder)", "--yes"]);
+    assert!(
+        run.stdout
+            .contains("high    builder  built by acme/tools (release.yml")
+            && run.stdout.contains("published by hand"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(read(&agent.join("toolreg.toml")), manifest);
+    assert_eq!(read(&agent.join("toolreg.lock")), lock);
+    let out = ci.alice.run(&agent, &["update", "--json"]).code(1).json();
+    let moved = &out["changes"][0];
+    assert_eq!(moved["highest"], "high", "{out}");
+    assert_eq!(moved["builder"]["from"]["repository"], REPO, "{out}");
+    assert_eq!(moved["builder"]["to"], Value::Null, "{out}");
+    ci.alice.run(&agent, &["update", "--yes"]).ok();
+    assert_eq!(locked_builder(&agent, "ci-tool"), None);
+
+    // To another repository's build: asked too.
+    let (other, _) = project(&ci, &url, "other", "[tools]\n");
+    ci.alice.run(&other, &["add", "ci-tool@=1.1.0"]).ok();
+    set_requirement(&other, "^1");
+    ci.alice
+        .run(&other, &["update"])
+        .fails_with(&["ci-tool 1.1.0 -> 1.3.0 (high change of builder)"]);
+    let run = ci.alice.run(&other, &["update", "--yes"]).ok();
+    assert!(
+        run.stdout.contains("built by acme/tools (release.yml")
+            && run.stdout.contains("-> built by acme/other (ship.yml"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        locked_builder(&other, "ci-tool").unwrap()["repository"].as_str(),
+        Some("acme/other")
+    );
+    ci.alice.run(&other, &["install"]).ok();
+
+    // require_provenance names the repositories it accepts.
+    let only_tools =
+        "[tools]\n\n[policy]\nrequire_provenance = { repositories = [\"acme/tools\"] }\n";
+    let (strict, manifest) = project(&ci, &url, "strict", only_tools);
+    ci.alice
+        .run(&strict, &["add", "ci-tool@=1.3.0"])
+        .fails_with(&[
+            "ci-tool 1.3.0 was built by acme/other (ship.yml",
+            "toolreg.toml:7: require_provenance = { repositories = [\"acme/tools\"] }",
+        ]);
+    assert_eq!(read(&strict.join("toolreg.toml")), manifest);
+    assert!(!strict.join("toolreg.lock").exists());
+    ci.alice.run(&strict, &["add", "ci-tool@=1.1.0"]).ok();
+    ci.alice.run(&strict, &["install"]).ok();
+    ci.alice.run(&strict, &["verify", "--offline"]).ok();
+    // A project that tightens its policy after pinning another repository's build.
+    let text = read(&other.join("toolreg.toml"))
+        + "\n[policy]\nrequire_provenance = { repositories = [\"acme/tools\", \"corp/*\"] }\n";
+    std::fs::write(other.join("toolreg.toml"), text).unwrap();
+    for args in [
+        &["verify", "--offline"][..],
+        &["install", "--locked"][..],
+        &["export"][..],
+    ] {
+        ci.alice.run(&other, args).fails_with(&[
+            "ci-tool 1.3.0 was built by acme/other (ship.yml",
+            "a repository this project's policy does not accept",
+        ]);
+    }
+    // A lock from before builders were recorded gets it on the next install.
+    let lock = read(&strict.join("toolreg.lock"));
+    let line = lock
+        .lines()
+        .find(|l| l.starts_with("provenance = "))
+        .unwrap();
+    std::fs::write(
+        strict.join("toolreg.lock"),
+        lock.replace(&format!("{line}\n"), ""),
+    )
+    .unwrap();
+    ci.alice
+        .run(&strict, &["verify", "--offline"])
+        .fails_with(&["toolreg.lock records no provenance for ci-tool 1.1.0"]);
+    ci.alice.run(&strict, &["install"]).ok();
+    assert_eq!(read(&strict.join("toolreg.lock")), lock);
+    ci.alice.run(&strict, &["verify", "--offline"]).ok();
+}
+
+both_backends!(start => publish_from_ci, consumers_verify_provenance, the_builder_is_part_of_the_pin);

@@ -1,19 +1,20 @@
 //! `toolreg add NAME[@REQ]`: resolve the tool (default requirement
-//! `^LATEST`, like `cargo add`), check it against the project's policy,
-//! write `NAME = "REQ"` under `[tools]` of toolreg.toml (created if
-//! needed, formatting kept) and the exact version + sha256 into toolreg.lock.
-//! A version the registry's definition lint flagged is refused unless
-//! `--accept-findings` or `[policy] accept_findings` accepts every rule
-//! found on it; the rules accepted are recorded with the pin.
+//! `^LATEST`, like `cargo add`), admit it ([`crate::admission`], steps 1–5:
+//! kind, not withheld, findings accepted, provenance, log), then write
+//! `NAME = "REQ"` under `[tools]` of toolreg.toml (created if needed,
+//! formatting kept) and the exact version, sha256, accepted findings and
+//! builder into toolreg.lock. A version the registry's definition lint
+//! flagged is refused unless `--accept-findings` or `[policy]
+//! accept_findings` accepts every rule found on it.
 
 use semver::VersionReq;
 use serde_json::json;
 
 use super::Context;
-use crate::error::{Error, Result};
+use crate::admission::Gate;
+use crate::error::Result;
 use crate::lock::Lockfile;
 use crate::output;
-use crate::pinning;
 use crate::project::Project;
 
 pub fn run(
@@ -27,7 +28,6 @@ pub fn run(
         None => Project::new_in(&ctx.cwd),
     };
     let client = ctx.client(Some(&project))?;
-    let policy = project.policy()?;
     let wanted = req.cloned().unwrap_or(VersionReq::STAR);
     let (resolved, resolved_version) = client.resolve(name, &wanted)?;
     // Keep an existing key spelled differently (`web_search` vs `web-search`).
@@ -37,31 +37,15 @@ pub fn run(
         .map(|(k, _)| k)
         .find(|k| toolreg_core::name::normalize(k) == toolreg_core::name::normalize(&resolved.name))
         .unwrap_or_else(|| resolved.name.clone());
-    if let Some(policy) = &policy {
-        policy.check(&key, &resolved.version, resolved.execution)?;
-    }
     let req_text = match req {
         Some(r) => r.to_string(),
         None => format!("^{resolved_version}"),
     };
-    let req_parsed = VersionReq::parse(&req_text).map_err(|e| Error::Usage(e.to_string()))?;
     let mut lock = Lockfile::load(&ctx.cwd)?.unwrap_or_default();
-    let acceptance = pinning::Acceptance::of(&project, accept_findings)?;
-    let pinned = pinning::resolve(
-        &client,
-        &key,
-        &req_parsed,
-        policy.as_ref(),
-        &acceptance,
-        lock.get(&key),
-    )?;
-    crate::transparency::verify_pins(
-        ctx.json,
-        &client,
-        &mut project,
-        &mut lock,
-        std::slice::from_ref(&pinned),
-    )?;
+    let mut gate = Gate::new(&client, &project, &lock, &ctx.cwd, accept_findings)?;
+    let previous = lock.get(&key).cloned();
+    let pinned = gate.admit_resolved(&key, resolved, resolved_version, previous.as_ref())?;
+    gate.finish(ctx.json, &mut project, &mut lock)?;
     project.set_requirement(&key, &req_text);
     let old = lock.upsert(pinned.clone());
     project.save()?;
@@ -75,6 +59,7 @@ pub fn run(
             "execution": pinned.execution,
             "registry": pinned.registry,
             "accepted_findings": pinned.accepted_findings,
+            "provenance": pinned.provenance.as_ref().map(|b| json!({"issuer": b.issuer, "repository": b.repository, "workflow": b.workflow})),
             "previous": old.map(|o| o.version.to_string()),
         }));
     } else {

@@ -1,8 +1,12 @@
 //! `toolreg export --format mcp|openai|anthropic|gemini|gemini-json-schema`:
 //! the pinned, installed tools as one JSON array an agent (or a model API)
 //! can load, read from each installed bundle's definition. Every pin is
-//! checked first as `toolreg verify` checks it: a pin whose files were
-//! edited, added or removed since install is refused, naming each file.
+//! admitted first as `toolreg verify` checks it ([`crate::admission`]): a
+//! kind the policy does not allow, a version the registry withholds (asked
+//! now, unless `--offline`; as it said last when it can't be reached), a
+//! finding not accepted, a missing builder `require_provenance` wants, or a
+//! pin whose files were edited, added or removed since install is refused,
+//! naming it.
 //! `--protocol` shapes MCP tools for an older protocol version (default:
 //! `[registry] mcp_protocol` in toolreg.toml, else the newest), `--strict`
 //! asks for OpenAI strict mode. What a format can't carry over is reported
@@ -11,11 +15,11 @@
 use serde_json::Value;
 use toolreg_core::export::{convert, ExportFormat, ExportOptions, McpProtocol};
 
-use super::verify::{check_all, refuse_drift, require_lock};
+use super::verify::{policy_and_record, require_lock};
 use super::Context;
+use crate::admission::offline;
 use crate::args::ExportArg;
 use crate::error::{Error, Result};
-use crate::install::State;
 use crate::output;
 use crate::project::Project;
 
@@ -24,6 +28,7 @@ pub fn run(
     format: ExportArg,
     protocol: Option<McpProtocol>,
     strict: bool,
+    offline_only: bool,
 ) -> Result<i32> {
     let format = format.format();
     if protocol.is_some() && format != ExportFormat::Mcp {
@@ -45,14 +50,12 @@ pub fn run(
     };
     let options = ExportOptions { protocol, strict };
     let lock = require_lock(ctx, "export")?;
-    let states = check_all(&ctx.cwd, &lock)?;
-    refuse_drift(&states, "export")?;
+    let (policy, record, warning) = policy_and_record(ctx, &lock, offline_only)?;
+    let admitted = offline::admit(offline::check(&ctx.cwd, &policy, &lock, &record)?, "export")?;
     let mut list = Vec::new();
-    for (pin, state) in &states {
-        let State::Intact { tool, .. } = state else {
-            continue;
-        };
-        let converted = convert(tool, format, options).map_err(|source| Error::Core {
+    for a in &admitted {
+        let pin = &a.pin;
+        let converted = convert(&a.tool, format, options).map_err(|source| Error::Core {
             context: format!("{} {}", pin.name, pin.version),
             source,
         })?;
@@ -62,5 +65,8 @@ pub fn run(
         list.push(converted.value);
     }
     output::json(&Value::Array(list));
+    if let Some(w) = warning {
+        output::status(w);
+    }
     Ok(0)
 }

@@ -13,9 +13,9 @@ use toolreg_api::{EncodableTool, EncodableVersion, Provenance};
 use toolreg_core::lint::Finding;
 
 use super::Context;
+use crate::admission::findings;
 use crate::error::Result;
 use crate::output;
-use crate::pinning;
 
 pub fn run(ctx: &Context, name: &str, version: Option<&Version>) -> Result<i32> {
     let client = ctx.client_here()?;
@@ -75,7 +75,7 @@ fn findings_summary(findings: &[Finding]) -> String {
     if findings.is_empty() {
         return "none".to_string();
     }
-    let rules: Vec<&str> = pinning::rules_of(findings)
+    let rules: Vec<&str> = findings::rules_of(findings)
         .into_iter()
         .map(|r| r.as_str())
         .collect();
@@ -86,7 +86,7 @@ fn findings_summary(findings: &[Finding]) -> String {
 fn findings_lines(findings: &[Finding]) -> String {
     findings
         .iter()
-        .map(|f| format!("    {}\n", output::clean(&pinning::describe(f))))
+        .map(|f| format!("    {}\n", output::clean(&findings::describe(f))))
         .collect()
 }
 

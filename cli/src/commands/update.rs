@@ -10,8 +10,16 @@
 //! terminal, `--yes` elsewhere. Without it nothing is written and the
 //! command exits 1 naming the pins.
 //!
-//! A flagged version is refused unless its findings are accepted
-//! (`--accept-findings` or `[policy] accept_findings`).
+//! A move away from a version the registry now withholds (quarantined or
+//! blocked) can't be diffed — the registry withholds the old definition —
+//! so it needs a yes too, naming the reason. A move to a version with
+//! another builder (from a CI build to a version published by hand, or to
+//! another repository, workflow or CI platform) is a high change: it needs a
+//! yes as well.
+//!
+//! Each new version is admitted first ([`crate::admission`]): a flagged
+//! version is refused unless its findings are accepted (`--accept-findings`
+//! or `[policy] accept_findings`), and `[policy] require_provenance` holds.
 
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -20,12 +28,28 @@ use toolreg_api::VersionDiff;
 use toolreg_core::diff::Severity;
 
 use super::Context;
+use crate::admission::provenance::{self, BuilderChange};
+use crate::admission::Gate;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::lock::Lockfile;
 use crate::output;
-use crate::pinning::{self, Change};
+use crate::pinning::{self, LockChange};
 use crate::project::Project;
+
+/// A pin moved to another version, and what changed for the agent.
+#[derive(Debug, Clone)]
+pub struct Moved {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    /// The registry's diff; `None` when it withholds the old version.
+    pub diff: Option<VersionDiff>,
+    /// Why the registry withholds the old version (its answer to the diff).
+    pub withheld: Option<String>,
+    /// A change of builder, which needs a yes.
+    pub builder: Option<BuilderChange>,
+}
 
 pub fn run(
     ctx: &Context,
@@ -46,29 +70,23 @@ pub fn run(
     }
     let mut lock = Lockfile::load(&ctx.cwd)?.unwrap_or_default();
     let client = ctx.client(Some(&project))?;
+    let mut gate = Gate::new(&client, &project, &lock, &ctx.cwd, accept_findings)?;
     let refresh: Vec<String> = name.map(|n| vec![n.to_string()]).unwrap_or_default();
-    let changes = pinning::sync(
-        &client,
-        &requirements,
-        &mut lock,
-        project.policy()?.as_ref(),
-        &pinning::Acceptance::of(&project, accept_findings)?,
-        Some(&refresh),
-    )?;
-    let moved = diffs(&client, &changes)?;
+    let changes = pinning::sync(&mut gate, &requirements, &mut lock, Some(&refresh))?;
+    let moved = moves(&client, &mut gate, &changes)?;
     let list = json_changes(&changes, &moved);
     if !ctx.json {
         for c in &changes {
             crate::outln!("{c}");
-            if let Some(d) = diff_of(&moved, c) {
-                crate::out!("{}", render(d, full));
+            if let Some(m) = moved_of(&moved, c) {
+                crate::out!("{}", render(m, full));
             }
         }
     }
     let unconfirmed: Vec<String> = moved
         .iter()
-        .filter_map(|(name, d)| {
-            needs_yes(d).map(|why| format!("{name} {} -> {} ({why})", d.from, d.to))
+        .filter_map(|m| {
+            needs_yes(m).map(|why| format!("{} {} -> {} ({why})", m.name, m.from, m.to))
         })
         .collect();
     if !unconfirmed.is_empty() && !yes {
@@ -82,7 +100,8 @@ pub fn run(
         }
     }
     let pins: Vec<_> = lock.tools().to_vec();
-    crate::transparency::verify_pins(ctx.json, &client, &mut project, &mut lock, &pins)?;
+    gate.log_all(&pins)?;
+    gate.finish(ctx.json, &mut project, &mut lock)?;
     lock.save(&ctx.cwd)?;
     if ctx.json {
         output::json(&json!({ "changes": list, "written": true }));
@@ -94,36 +113,61 @@ pub fn run(
     Ok(0)
 }
 
-/// The registry's diff of every pin moved to another version, by name.
-fn diffs(client: &Client, changes: &[Change]) -> Result<Vec<(String, VersionDiff)>> {
+/// Every pin moved to another version: the registry's diff (or why it
+/// withholds the old version) and any change of builder.
+fn moves(client: &Client, gate: &mut Gate<'_>, changes: &[LockChange]) -> Result<Vec<Moved>> {
     let mut out = Vec::new();
     for c in changes {
-        if let Change::Updated { from, to } = c {
-            if from.version != to.version {
-                let d =
-                    client.diff(&to.name, &from.version.to_string(), &to.version.to_string())?;
-                out.push((to.name.clone(), d));
-            }
+        let LockChange::Updated { from, to } = c else {
+            continue;
+        };
+        if from.version == to.version {
+            continue;
         }
+        let (old, new) = (from.version.to_string(), to.version.to_string());
+        let (diff, withheld) = match client.diff(&to.name, &old, &new) {
+            Ok(d) => (Some(d), None),
+            // The registry withholds the old version: nothing to compare with.
+            Err(Error::Api(api)) if api.status == 403 => (None, Some(api.detail)),
+            Err(e) => return Err(e),
+        };
+        let builder = provenance::change(gate.builder_of(from)?.as_ref(), to.provenance.as_ref());
+        out.push(Moved {
+            name: to.name.clone(),
+            from: old,
+            to: new,
+            diff,
+            withheld,
+            builder,
+        });
     }
     Ok(out)
 }
 
-fn diff_of<'a>(moved: &'a [(String, VersionDiff)], change: &Change) -> Option<&'a VersionDiff> {
+fn moved_of<'a>(moved: &'a [Moved], change: &LockChange) -> Option<&'a Moved> {
     match change {
-        Change::Updated { to, .. } => moved.iter().find(|(n, _)| *n == to.name).map(|(_, d)| d),
+        LockChange::Updated { to, .. } => moved.iter().find(|m| m.name == to.name),
         _ => None,
     }
 }
 
-/// Why a move needs a yes: a medium or high change, or new findings.
-pub fn needs_yes(d: &VersionDiff) -> Option<String> {
+/// Why a move needs a yes: a medium or high change, new findings, a change
+/// of builder, or an old version the registry withholds.
+pub fn needs_yes(m: &Moved) -> Option<String> {
     let mut why = Vec::new();
-    if let Some(s) = d.highest().filter(|s| *s >= Severity::Medium) {
-        why.push(format!("{s} change"));
+    if let Some(w) = &m.withheld {
+        why.push(format!("the registry withholds {} {}: {w}", m.name, m.from));
     }
-    if !d.new_findings.is_empty() {
-        why.push(format!("{} new finding(s)", d.new_findings.len()));
+    if m.builder.is_some() {
+        why.push("high change of builder".to_string());
+    }
+    if let Some(d) = &m.diff {
+        if let Some(s) = d.highest().filter(|s| *s >= Severity::Medium) {
+            why.push(format!("{s} change"));
+        }
+        if !d.new_findings.is_empty() {
+            why.push(format!("{} new finding(s)", d.new_findings.len()));
+        }
     }
     (!why.is_empty()).then(|| why.join(", "))
 }
@@ -173,11 +217,24 @@ pub fn summary(d: &VersionDiff) -> String {
     text
 }
 
-/// A moved pin's changes: the summary, then one line per change (its
-/// severity, kind and pointer; with `full` its old and new value, see
-/// [`crate::changes`]), then the new findings.
-pub fn render(d: &VersionDiff, full: bool) -> String {
-    let mut out = format!("  {}\n", summary(d));
+/// A moved pin's changes: the change of builder, the summary, then one
+/// line per change (its severity, kind and pointer; with `full` its old and
+/// new value, see [`crate::changes`]), then the new findings.
+pub fn render(m: &Moved, full: bool) -> String {
+    let mut out = String::new();
+    if let Some(b) = &m.builder {
+        out.push_str(&format!("  high    builder  {b}\n"));
+    }
+    let Some(d) = &m.diff else {
+        out.push_str(&format!(
+            "  the changes can't be shown: {}\n",
+            m.withheld
+                .as_deref()
+                .unwrap_or("the registry withholds the old version")
+        ));
+        return out;
+    };
+    out.push_str(&format!("  {}\n", summary(d)));
     for c in &d.changes {
         out.push_str(&crate::changes::render(c, full));
     }
@@ -192,23 +249,32 @@ pub fn render(d: &VersionDiff, full: bool) -> String {
     out
 }
 
-/// The `--json` form of the lock changes, each moved pin with its diff.
-fn json_changes(changes: &[Change], moved: &[(String, VersionDiff)]) -> Vec<Value> {
+/// The `--json` form of the lock changes, each moved pin with its diff,
+/// its change of builder (`builder`, or null) and, when the registry
+/// withholds the old version, why (`withheld`).
+fn json_changes(changes: &[LockChange], moved: &[Moved]) -> Vec<Value> {
     changes
         .iter()
         .map(|c| match c {
-            Change::Added(t) => json!({"name": t.name, "from": null, "to": t.version.to_string()}),
-            Change::Updated { from, to } => {
+            LockChange::Added(t) => json!({"name": t.name, "from": null, "to": t.version.to_string()}),
+            LockChange::Updated { from, to } => {
                 let mut v = json!({"name": to.name, "from": from.version.to_string(), "to": to.version.to_string()});
-                if let Some(d) = diff_of(moved, c) {
-                    v["highest"] = json!(d.highest());
-                    v["needs_yes"] = json!(needs_yes(d).is_some());
-                    v["changes"] = json!(d.changes);
-                    v["new_findings"] = json!(d.new_findings);
+                if let Some(m) = moved_of(moved, c) {
+                    let diff_highest = m.diff.as_ref().and_then(VersionDiff::highest);
+                    let highest = match (&m.builder, diff_highest) {
+                        (Some(_), _) => Some(Severity::High),
+                        (None, h) => h,
+                    };
+                    v["highest"] = json!(highest);
+                    v["needs_yes"] = json!(needs_yes(m).is_some());
+                    v["changes"] = json!(m.diff.as_ref().map(|d| &d.changes));
+                    v["new_findings"] = json!(m.diff.as_ref().map(|d| &d.new_findings));
+                    v["builder"] = json!(m.builder.as_ref().map(BuilderChange::to_json));
+                    v["withheld"] = json!(m.withheld);
                 }
                 v
             }
-            Change::Removed(t) => json!({"name": t.name, "from": t.version.to_string(), "to": null}),
+            LockChange::Removed(t) => json!({"name": t.name, "from": t.version.to_string(), "to": null}),
         })
         .collect()
 }
@@ -231,26 +297,68 @@ mod tests {
         .unwrap()
     }
 
+    fn moved(diff: Option<VersionDiff>) -> Moved {
+        Moved {
+            name: "calc".into(),
+            from: "1.0.0".into(),
+            to: "1.1.0".into(),
+            diff,
+            withheld: None,
+            builder: None,
+        }
+    }
+
     #[test]
     fn medium_and_high_changes_and_new_findings_need_a_yes() {
         let d = rug_pull();
-        assert_eq!(needs_yes(&d).as_deref(), Some("high change"));
+        assert_eq!(
+            needs_yes(&moved(Some(d.clone()))).as_deref(),
+            Some("high change")
+        );
         let mut low = d.clone();
         low.changes.retain(|c| c.pointer == "/description");
         low.changes[0].severity = Severity::Low;
-        assert_eq!(needs_yes(&low), None);
+        assert_eq!(needs_yes(&moved(Some(low.clone()))), None);
         assert_eq!(summary(&low), "1 change (0 high, 0 medium, 1 low)");
         let empty = VersionDiff {
             changes: Vec::new(),
             ..d
         };
-        assert_eq!(needs_yes(&empty), None);
+        assert_eq!(needs_yes(&moved(Some(empty.clone()))), None);
         assert_eq!(summary(&empty), "the definition is unchanged");
     }
 
     #[test]
+    fn a_withheld_old_version_or_another_builder_needs_a_yes() {
+        let mut m = moved(None);
+        m.withheld = Some("version 1.0.0 is quarantined: steals keys".into());
+        let why = needs_yes(&m).unwrap();
+        assert!(
+            why.contains("withholds calc 1.0.0") && why.contains("steals keys"),
+            "{why}"
+        );
+        assert!(render(&m, false).contains("can't be shown"));
+        let acme = crate::lock::Builder {
+            issuer: "https://token.actions.githubusercontent.com".into(),
+            repository: "acme/tools".into(),
+            workflow: "release.yml".into(),
+        };
+        let mut m = moved(Some(VersionDiff {
+            changes: Vec::new(),
+            ..rug_pull()
+        }));
+        m.builder = provenance::change(Some(&acme), None);
+        assert_eq!(needs_yes(&m).as_deref(), Some("high change of builder"));
+        assert!(
+            render(&m, false).contains("high    builder  built by acme/tools"),
+            "{}",
+            render(&m, false)
+        );
+    }
+
+    #[test]
     fn the_summary_lists_pointers_and_the_full_diff_old_and_new() {
-        let d = rug_pull();
+        let d = moved(Some(rug_pull()));
         let short = render(&d, false);
         assert!(
             short.contains("2 changes (1 high, 1 medium, 0 low)"),

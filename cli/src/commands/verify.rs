@@ -1,7 +1,16 @@
-//! `toolreg verify [--against FILE|-]`: check that every pinned tool is
-//! installed exactly as toolreg.lock pins it — each file against the file
-//! manifest written at install, and the definition fingerprint recomputed
-//! from the files on disk — naming every edited, added or removed file.
+//! `toolreg verify [--against FILE|-] [--offline]`: check every pin with
+//! the offline admission steps ([`crate::admission::offline`]): its kind
+//! allowed, not withheld by the registry and its findings accepted (as the
+//! registry said last), the builder `require_provenance` wants recorded in
+//! the lock, and installed exactly as toolreg.lock pins it — each file
+//! against the file manifest written at install, and the definition
+//! fingerprint recomputed from the files on disk — naming every edited,
+//! added or removed file.
+//!
+//! First (unless `--offline`) it asks the registry what it says about each
+//! pinned version now and records it (`.toolreg/state.json`), so a version
+//! quarantined since it was pinned is reported with the reason; when the
+//! registry can't be reached it says so and uses the record as it was.
 //!
 //! With `--against`, it then compares an MCP `tools/list` answer (what a
 //! running MCP server offers an agent) with the pins by call name: a tool
@@ -13,25 +22,58 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 use toolreg_core::diff::{self, Change, Diff};
-use toolreg_core::{fingerprint, Problem, Tool};
+use toolreg_core::{fingerprint, Problem};
 
 use super::Context;
+use crate::admission::offline::{self, Admitted, PinCheck};
+use crate::admission::online;
+use crate::admission::record::Record;
+use crate::admission::Policy;
 use crate::error::{Error, Result};
 use crate::install::{self, Drift, State};
 use crate::lock::{self, LockedTool, Lockfile};
 use crate::output;
+use crate::project::Project;
 
-pub fn run(ctx: &Context, against: Option<&Path>) -> Result<i32> {
+pub fn run(ctx: &Context, against: Option<&Path>, offline: bool) -> Result<i32> {
     let lock = require_lock(ctx, "verify")?;
-    let states = check_all(&ctx.cwd, &lock)?;
-    match against {
-        None => report_local(ctx, &states),
+    let (policy, record, warning) = policy_and_record(ctx, &lock, offline)?;
+    let checks = offline::check(&ctx.cwd, &policy, &lock, &record)?;
+    let code = match against {
+        None => report_local(ctx, checks)?,
         Some(path) => {
-            refuse_drift(&states, "compare a tool list with the pins")?;
+            let admitted = offline::admit(checks, "compare a tool list with the pins")?;
             let listed = read_tools_list(ctx, path)?;
-            report_live(ctx, &states, &listed)
+            report_live(ctx, &admitted, &listed)?
         }
+    };
+    if let Some(w) = warning {
+        output::status(w);
     }
+    Ok(code)
+}
+
+/// The project's `[policy]` (none without a toolreg.toml) and the record of
+/// what the registry says about the pins: asked now and recorded, unless
+/// `offline`. When the registry can't be reached, the record is used as it
+/// was, with the warning to print if the command succeeds (an error's
+/// first line stays the error).
+pub fn policy_and_record(
+    ctx: &Context,
+    lock: &Lockfile,
+    offline: bool,
+) -> Result<(Policy, Record, Option<String>)> {
+    let policy = match Project::load(&ctx.cwd)? {
+        Some(p) => p.policy().clone(),
+        None => Policy::default(),
+    };
+    let mut record = Record::load(&ctx.cwd)?;
+    let mut warning = None;
+    if !offline {
+        warning = online::refresh(&mut record, lock);
+        record.save(&ctx.cwd, lock)?;
+    }
+    Ok((policy, record, warning))
 }
 
 /// The project's lock, or an error saying there is nothing to `what`.
@@ -42,63 +84,6 @@ pub fn require_lock(ctx: &Context, what: &str) -> Result<Lockfile> {
             "missing: there is nothing pinned to {what}; run `toolreg add NAME` and `toolreg install`"
         ),
     })
-}
-
-/// The state on disk of every pin of `lock`, in lock order.
-pub fn check_all(root: &Path, lock: &Lockfile) -> Result<Vec<(LockedTool, State)>> {
-    lock.tools()
-        .iter()
-        .map(|t| Ok((t.clone(), install::check(root, t)?)))
-        .collect()
-}
-
-/// Fail unless every pin is installed and intact, naming every pin that is
-/// not and every file that changed; `action` says what is refused.
-pub fn refuse_drift(states: &[(LockedTool, State)], action: &str) -> Result<()> {
-    if let Some((t, _)) = states
-        .iter()
-        .find(|(_, s)| matches!(s, State::NotInstalled))
-    {
-        return Err(Error::Installed(format!(
-            "{} {} is pinned but not installed; run `toolreg install` first",
-            t.name, t.version
-        )));
-    }
-    let mut details = Vec::new();
-    let mut drifted = 0;
-    for (t, state) in states {
-        if let State::Drifted(drift) = state {
-            drifted += 1;
-            details.extend(drift_lines(t, drift));
-        }
-    }
-    if drifted == 0 {
-        return Ok(());
-    }
-    Err(Error::Drift {
-        summary: format!(
-            "refusing to {action}: {drifted} installed tool(s) no longer match toolreg.lock; run `toolreg install` to repair them"
-        ),
-        details,
-    })
-}
-
-/// One line per drift of a pin: the file (by its path in the project) and what happened to it.
-fn drift_lines(t: &LockedTool, drift: &[Drift]) -> Vec<String> {
-    let dir = install::tool_dir(Path::new(""), t);
-    drift
-        .iter()
-        .map(|d| match d.path() {
-            Some(p) => format!(
-                "{} {}: {} {}",
-                t.name,
-                t.version,
-                d.kind(),
-                dir.join(p).display()
-            ),
-            None => format!("{} {}: {d}", t.name, t.version),
-        })
-        .collect()
 }
 
 fn drift_json(d: &Drift) -> Value {
@@ -115,39 +100,56 @@ fn drift_json(d: &Drift) -> Value {
     }
 }
 
-fn report_local(ctx: &Context, states: &[(LockedTool, State)]) -> Result<i32> {
-    let bad = states
-        .iter()
-        .filter(|(_, s)| !matches!(s, State::Intact { .. }))
-        .count();
+/// `ok`, `not_installed`, `drifted`, or `refused` (installed intact, but a
+/// step before the files refused it).
+fn status(c: &PinCheck) -> &'static str {
+    match &c.state {
+        State::Intact { .. } if !c.refused.is_empty() => "refused",
+        State::Intact { .. } => "ok",
+        State::NotInstalled => "not_installed",
+        State::Drifted(_) => "drifted",
+    }
+}
+
+fn report_local(ctx: &Context, checks: Vec<PinCheck>) -> Result<i32> {
+    let bad = checks.iter().filter(|c| status(c) != "ok").count();
     if ctx.json {
-        let tools: Vec<Value> = states
+        let tools: Vec<Value> = checks
             .iter()
-            .map(|(t, s)| {
-                let (status, definition, drift) = match s {
-                    State::Intact { definition, .. } => ("ok", Some(definition.clone()), vec![]),
-                    State::NotInstalled => ("not_installed", None, vec![]),
-                    State::Drifted(d) => ("drifted", None, d.iter().map(drift_json).collect()),
+            .map(|c| {
+                let (definition, drift) = match &c.state {
+                    State::Intact { definition, .. } => (Some(definition.clone()), vec![]),
+                    State::NotInstalled => (None, vec![]),
+                    State::Drifted(d) => (None, d.iter().map(drift_json).collect()),
                 };
                 json!({
-                    "name": t.name,
-                    "version": t.version.to_string(),
-                    "status": status,
+                    "name": c.pin.name,
+                    "version": c.pin.version.to_string(),
+                    "status": status(c),
                     "definition": definition,
-                    "pinned_definition": t.definition,
-                    "path": install::tool_dir(Path::new(""), t).display().to_string(),
+                    "pinned_definition": c.pin.definition,
+                    "path": install::tool_dir(Path::new(""), &c.pin).display().to_string(),
                     "drift": drift,
+                    "refused": c.refused.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                    "registry": c.standing.as_ref().map(|s| json!({
+                        "checked_at": s.checked_at,
+                        "state": s.withheld.as_ref().map_or("listed", |w| w.as_str()),
+                        "reason": s.withheld.as_ref().map(|w| w.reason()),
+                        "findings": s.findings,
+                    })),
                 })
             })
             .collect();
         output::json(&json!({"ok": bad == 0, "tools": tools}));
         return Ok(if bad == 0 { 0 } else { 1 });
     }
-    for (t, s) in states {
+    for c in &checks {
+        let (t, s) = (&c.pin, &c.state);
         match s {
-            State::Intact { definition, .. } => {
+            State::Intact { definition, .. } if c.refused.is_empty() => {
                 crate::outln!("ok       {} {}  {definition}", t.name, t.version)
             }
+            State::Intact { .. } => crate::outln!("refused  {} {}", t.name, t.version),
             State::NotInstalled => crate::outln!(
                 "missing  {} {}  (pinned but not installed)",
                 t.name,
@@ -164,15 +166,25 @@ fn report_local(ctx: &Context, states: &[(LockedTool, State)]) -> Result<i32> {
                 }
             }
         }
+        for e in &c.refused {
+            crate::outln!("    {e}");
+        }
     }
+    let total = checks.len();
     if bad == 0 {
-        crate::outln!("all {} pinned tool(s) match toolreg.lock", states.len());
+        crate::outln!("all {total} pinned tool(s) match toolreg.lock");
         return Ok(0);
+    }
+    // A refusal (a quarantine, a policy) is the error; drift is summed up.
+    if let Some(e) = checks
+        .into_iter()
+        .find_map(|c| c.refused.into_iter().next())
+    {
+        return Err(e);
     }
     Err(Error::Drift {
         summary: format!(
-            "{bad} of {} pinned tool(s) do not match toolreg.lock; run `toolreg install` to repair them",
-            states.len()
+            "{bad} of {total} pinned tool(s) do not match toolreg.lock; run `toolreg install` to repair them"
         ),
         details: Vec::new(),
     })
@@ -247,28 +259,18 @@ struct Pin {
     definition: String,
 }
 
-fn pins(states: &[(LockedTool, State)]) -> Vec<Pin> {
-    states
+fn pins(admitted: &[Admitted]) -> Vec<Pin> {
+    admitted
         .iter()
-        .filter_map(|(t, s)| match s {
-            State::Intact { tool, definition } => Some(pin(t, tool, definition)),
-            _ => None,
+        .map(|a| Pin {
+            tool: a.pin.clone(),
+            call_name: a.tool.call_name.clone(),
+            export: toolreg_core::export::to_mcp(&a.tool),
+            // The lock's fingerprint, which the installed files were just
+            // checked to have.
+            definition: a.definition.clone(),
         })
         .collect()
-}
-
-fn pin(t: &LockedTool, tool: &Tool, definition: &str) -> Pin {
-    Pin {
-        tool: t.clone(),
-        call_name: tool.call_name.clone(),
-        export: toolreg_core::export::to_mcp(tool),
-        // The lock's fingerprint is the pinned one; the installed files
-        // were just checked to have it.
-        definition: t
-            .definition
-            .clone()
-            .unwrap_or_else(|| definition.to_string()),
-    }
 }
 
 fn compare<'a>(pins: &'a [Pin], listed: &[Value]) -> Vec<Live<'a>> {
@@ -299,8 +301,8 @@ fn compare<'a>(pins: &'a [Pin], listed: &[Value]) -> Vec<Live<'a>> {
     out
 }
 
-fn report_live(ctx: &Context, states: &[(LockedTool, State)], listed: &[Value]) -> Result<i32> {
-    let pins = pins(states);
+fn report_live(ctx: &Context, admitted: &[Admitted], listed: &[Value]) -> Result<i32> {
+    let pins = pins(admitted);
     let results = compare(&pins, listed);
     let changed = results
         .iter()
