@@ -24,8 +24,9 @@ pub(crate) const PREFIX_MAX: usize = 20;
 /// written by another schema version is rebuilt at open. (2: stored
 /// documents without their usage notes; 3: the findings filter field and
 /// the findings count in stored documents, the definition fingerprint; 4:
-/// the provenance filter field and flag.)
-pub(crate) const SCHEMA_VERSION: u32 = 4;
+/// the provenance filter field and flag; 5: the `text` field of
+/// natural-language queries.)
+pub(crate) const SCHEMA_VERSION: u32 = 5;
 
 /// The fields of the index.
 #[derive(Debug, Clone, Copy)]
@@ -43,6 +44,10 @@ pub(crate) struct Fields {
     pub keyword: Field,
     /// Description and usage notes.
     pub description: Field,
+    /// Everything searchable as one stemmed text — name words, title,
+    /// keywords, description and notes: what natural-language queries are
+    /// scored on (frequencies only; no phrase is ever asked for).
+    pub text: Field,
     /// License as published (facet).
     pub license: Field,
     /// License lowercased (filter, case-insensitive).
@@ -80,6 +85,7 @@ pub(crate) fn build() -> (Schema, Fields) {
         keywords_text: b.add_text_field("keywords_text", text(STEM, positions)),
         keyword: b.add_text_field("keyword", STRING | FAST),
         description: b.add_text_field("description", text(STEM, positions)),
+        text: b.add_text_field("text", text(STEM, IndexRecordOption::WithFreqs)),
         license: b.add_text_field("license", STRING | FAST),
         license_key: b.add_text_field("license_key", STRING),
         format: b.add_text_field("format", STRING | FAST),
