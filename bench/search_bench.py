@@ -185,6 +185,10 @@ def main():
                     help="where to write the run file")
     ap.add_argument("--out", help="also write the figures here as JSON")
     ap.add_argument("--clients", type=int, default=4, help="concurrent publishers")
+    ap.add_argument("--depth", type=int, default=CUTOFF,
+                    help="hits asked for per request and written to the run file (at most 100; "
+                         "the scores count the first 10): deeper runs feed other rankers, such as a "
+                         "fusion with embeddings")
     args = ap.parse_args()
 
     def load(name):
@@ -213,7 +217,7 @@ def main():
             client = Client(server.url)
             run, latencies, errors = [], [], collections.Counter()
             for q in queries:
-                path = "/api/v1/search?" + urllib.parse.urlencode({"q": q["query"], "per_page": CUTOFF})
+                path = "/api/v1/search?" + urllib.parse.urlencode({"q": q["query"], "per_page": args.depth})
                 t = time.monotonic()
                 status, body = client.request("GET", path)
                 latencies.append(time.monotonic() - t)

@@ -39,7 +39,7 @@ pub const MAX_TERMS: usize = 32;
 /// many tools together (counting a tool once per word), beyond the rarest
 /// word: a bound on the work of one query whatever the size of the
 /// registry.
-pub(crate) const MAX_POSTINGS: u64 = 400_000;
+pub(crate) const MAX_POSTINGS: u64 = 50_000;
 
 /// One searched word.
 #[derive(Debug, Clone)]
