@@ -25,7 +25,7 @@ pub(crate) const PREFIX_MAX: usize = 20;
 /// documents without their usage notes; 3: the findings filter field and
 /// the findings count in stored documents, the definition fingerprint; 4:
 /// the provenance filter field and flag; 5: the `text` field of
-/// natural-language queries.)
+/// natural-language queries, text fields without positions.)
 pub(crate) const SCHEMA_VERSION: u32 = 5;
 
 /// The fields of the index.
@@ -76,16 +76,18 @@ fn text(tokenizer: &str, record: IndexRecordOption) -> TextOptions {
 
 pub(crate) fn build() -> (Schema, Fields) {
     let mut b = Schema::builder();
-    let positions = IndexRecordOption::WithFreqsAndPositions;
+    // Frequencies for BM25, no positions: no query asks for a phrase, and
+    // snippets find their words by tokenizing the description again.
+    let freqs = IndexRecordOption::WithFreqs;
     let fields = Fields {
         name: b.add_text_field("name", STRING | FAST),
-        name_words: b.add_text_field("name_words", text(WORDS, positions)),
+        name_words: b.add_text_field("name_words", text(WORDS, freqs)),
         name_prefix: b.add_text_field("name_prefix", text(PREFIX, IndexRecordOption::Basic)),
-        title: b.add_text_field("title", text(STEM, positions)),
-        keywords_text: b.add_text_field("keywords_text", text(STEM, positions)),
+        title: b.add_text_field("title", text(STEM, freqs)),
+        keywords_text: b.add_text_field("keywords_text", text(STEM, freqs)),
         keyword: b.add_text_field("keyword", STRING | FAST),
-        description: b.add_text_field("description", text(STEM, positions)),
-        text: b.add_text_field("text", text(STEM, IndexRecordOption::WithFreqs)),
+        description: b.add_text_field("description", text(STEM, freqs)),
+        text: b.add_text_field("text", text(STEM, freqs)),
         license: b.add_text_field("license", STRING | FAST),
         license_key: b.add_text_field("license_key", STRING),
         format: b.add_text_field("format", STRING | FAST),
