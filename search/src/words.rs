@@ -146,8 +146,8 @@ fn is_number(word: &str) -> bool {
 
 /// The words of a natural-language query worth searching: known words
 /// first, rarest first, up to [`MAX_TERMS`] and [`MAX_POSTINGS`]; then the
-/// unknown ones (typo candidates) in what room is left. The query's order
-/// is kept.
+/// unknown ones (they match nothing: a long query tries no typos) in what
+/// room is left. The query's order is kept.
 fn choose(words: Vec<QueryWord>) -> Vec<QueryWord> {
     let mut order: Vec<usize> = (0..words.len()).collect();
     order.sort_by_key(|&i| (!words[i].known, words[i].postings, i));
