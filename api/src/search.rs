@@ -18,6 +18,12 @@ pub struct SearchAnswer {
     pub per_page: usize,
     pub hits: Vec<SearchHit>,
     pub facets: SearchFacets,
+    /// The words of `q` the search used, lowercased, in the query's order:
+    /// every word of a short query; of a natural-language one (more than
+    /// four words) those left after stopwords, bare numbers and the limit on
+    /// words per query. Empty when `q` is.
+    #[serde(default)]
+    pub words: Vec<String>,
 }
 
 /// One tool in the results: the version it is listed under and its fields.

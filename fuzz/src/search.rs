@@ -61,7 +61,7 @@ fn doc(
 }
 
 /// A few tools to search, built once per process.
-fn index() -> &'static SearchIndex {
+pub fn index() -> &'static SearchIndex {
     static INDEX: OnceLock<SearchIndex> = OnceLock::new();
     INDEX.get_or_init(|| {
         let index = SearchIndex::in_memory().expect("an in-memory index");

@@ -10,8 +10,10 @@
 //! 3. In-process query latency p50/p99 over a mix of queries (one word,
 //!    two words, prefix, typo, filters, empty query sorted by downloads) —
 //!    the cost of a search page (top 20 + total + facets + highlights), and
-//!    pages/s on 2 threads. Then the HTTP phase's distinct queries
-//!    in-process on 2 threads, and repeated queries from the answer cache.
+//!    pages/s on 2 threads; natural-language needs of 200, 1,000 and 4,000
+//!    characters (300 distinct queries each). Then the HTTP phase's distinct
+//!    queries in-process on 2 threads, and repeated queries from the answer
+//!    cache.
 //!
 //! The database and HTTP side (a rebuild from SQLite, 32 concurrent HTTP
 //! clients) is `cargo bench -p toolreg-server --bench search_http`.
@@ -31,8 +33,8 @@ use chrono::{DateTime, TimeDelta, Utc};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use synthetic::{
-    http_queries, percentile, pick, synthetic, tail_word, Tool, COMMON, EXECUTIONS, FORMATS,
-    KEYWORDS, LICENSES, OBJECTS, SERVICES, TIERS, VERBS,
+    http_queries, need_queries, percentile, pick, synthetic, tail_word, Tool, COMMON, EXECUTIONS,
+    FORMATS, KEYWORDS, LICENSES, OBJECTS, SERVICES, TIERS, VERBS,
 };
 use toolreg_search::{
     IndexChange, SearchDoc, SearchError, SearchIndex, SearchParams, SearchSort, SearchSource,
@@ -339,6 +341,31 @@ fn main() {
         percentile(&all, 0.5),
         percentile(&all, 0.99)
     );
+    // Natural-language needs: distinct queries (no answer is repeated).
+    for chars in [200, 1_000, 4_000] {
+        let needs = need_queries(300, chars);
+        for q in needs.iter().take(20) {
+            index.query(&SearchParams::q(q.as_str())).expect("warm up");
+        }
+        let mut lat = vec![];
+        let mut hits = 0;
+        for q in &needs {
+            let t = Instant::now();
+            hits += index
+                .query(&SearchParams::q(q.as_str()))
+                .expect("query")
+                .total;
+            lat.push(t.elapsed());
+        }
+        lat.sort();
+        println!(
+            "    {:<24} {:>6} hits avg  p50 {:>9.3?}  p99 {:>9.3?}",
+            format!("{chars}-character need"),
+            hits / lat.len() as u64,
+            percentile(&lat, 0.5),
+            percentile(&lat, 0.99)
+        );
+    }
     let threads = 2;
     let done = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));

@@ -4,11 +4,12 @@
 //! description when nothing in it matches.
 //!
 //! The snippet is exactly what tantivy's `SnippetGenerator` (created for
-//! the query and the description field, 200 characters) makes, computed
-//! here in a cheaper way:
+//! the query and the field the query matches descriptions through — the
+//! description field, or the stemmed text field of a natural-language
+//! query — 200 characters) makes, computed here in a cheaper way:
 //!
 //! * the terms and their weights are the generator's: the query's
-//!   description terms that occur in the index, each weighing
+//!   terms of that field that occur in the index, each weighing
 //!   1 / (1 + document frequency); a query without any marks nothing, and
 //!   the description is not tokenized at all;
 //! * the description is split into tokens as the field's `en_stem`
@@ -37,7 +38,7 @@ use tantivy::tokenizer::{Language, RawTokenizer, Stemmer, TextAnalyzer, TokenStr
 use tantivy::{Score, Searcher, Term};
 use toolreg_api::SearchHighlights;
 
-use crate::query::QueryWords;
+use crate::words::QueryWords;
 use crate::{SearchDoc, SearchError};
 
 /// Longest description snippet, in characters (tantivy counts bytes).
@@ -77,18 +78,19 @@ impl Fragment {
 }
 
 impl<'q> Highlighter<'q> {
-    /// The highlighter of `query` (whose description terms are marked) and
-    /// its `words` (marked in names).
+    /// The highlighter of `query` (whose terms in `fields` are marked in
+    /// descriptions: the description field's, and the stemmed text field's
+    /// of a natural-language query) and its `words` (marked in names).
     pub(crate) fn new(
         searcher: &Searcher,
         query: &dyn Query,
-        description: Field,
+        fields: &[Field],
         words: &'q QueryWords,
     ) -> Result<Self, SearchError> {
         // As `SnippetGenerator::create`.
         let mut terms: BTreeSet<&Term> = BTreeSet::new();
         query.query_terms(&mut |term, _| {
-            if term.field() == description {
+            if fields.contains(&term.field()) {
                 terms.insert(term);
             }
         });
@@ -306,7 +308,7 @@ fn highlight_name(name: &str, words: &QueryWords) -> String {
         let best = words
             .words
             .iter()
-            .map(|(w, _)| w.as_str())
+            .map(|w| w.text.as_str())
             .filter(|w| lower.starts_with(*w) && lower.len() == word.len())
             .map(str::len)
             .max();

@@ -30,17 +30,19 @@ mod query;
 mod results;
 mod schema;
 mod snapshot;
+mod stopwords;
 mod table;
 mod tailer;
+mod words;
 
 pub use doc::SearchDoc;
 pub use error::{Result, SearchError};
 pub use index::{OpenState, SearchIndex};
 pub use params::{
     FindingsFilter, SearchParams, SearchRequest, SearchSort, MAX_PAGE_DEPTH, MAX_PER_PAGE,
-    MAX_SEARCH_QUERY_CHARS,
 };
 pub use tailer::{IndexChange, SearchSource, Tailer, TailerHandle, TailerOptions};
+pub use words::{MAX_ANALYZED_CHARS, MAX_TERMS};
 
 #[cfg(test)]
 mod tests;

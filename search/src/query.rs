@@ -2,24 +2,34 @@
 //! never parsed as query syntax: it is split into words by the same analyzers
 //! the index uses, so `"unclosed`, `a:b:c` or `((` are just words.
 //!
-//! Per word, any of these matches (the best fields weigh most): a name word
-//! (boost 6), a title word (3), a keyword (3), a name-word prefix for
-//! search-as-you-type (2), a description word (1); words of 5+ letters that
-//! occur nowhere in the index as typed (likely typos) also
-//! match at edit distance 1 (typos). Every word must match somewhere; only
-//! when no tool matches every word, tools matching some of them are listed
-//! (more words matched score higher). The whole query equal to the registry
-//! name adds a large exact-name boost.
+//! The words are those of [`QueryWords`]: every word of a short query, the
+//! telling words of a natural-language one.
+//!
+//! A short query: per word, any of these matches (the best fields weigh
+//! most): a name word (boost 6), a title word (3), a keyword (3), a
+//! name-word prefix for search-as-you-type (2), a description word (1);
+//! words of 5+ letters that occur nowhere in the index as typed (likely
+//! typos) also match at edit distance 1. Every word must match somewhere;
+//! only when no tool matches every word, tools matching some of them are
+//! listed, weighed as below.
+//!
+//! A natural-language query: any word may match, each scored (BM25) on the
+//! `text` field that holds name words, title, keywords and description
+//! together, plus a fifth of that for a name word; tools with more and rarer
+//! words of the need score higher, and no single field decides.
+//!
+//! Either way the whole query equal to the registry name adds a large
+//! exact-name boost.
 
 use tantivy::query::{
     AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, Query, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{Index, Searcher, Term};
+use tantivy::Term;
 
-use crate::params::{SearchParams, MAX_QUERY_WORDS};
-use crate::schema::{self, Fields, PREFIX_MAX, PREFIX_MIN};
-use crate::SearchError;
+use crate::params::SearchParams;
+use crate::schema::{Fields, PREFIX_MAX, PREFIX_MIN};
+use crate::words::{QueryWord, QueryWords};
 
 const BOOST_EXACT_NAME: f32 = 20.0;
 const BOOST_NAME_WORD: f32 = 6.0;
@@ -29,67 +39,12 @@ const BOOST_PREFIX: f32 = 2.0;
 const BOOST_DESCRIPTION: f32 = 1.0;
 const BOOST_FUZZY_NAME: f32 = 2.0;
 const BOOST_FUZZY_OTHER: f32 = 0.5;
+/// Natural-language queries: the text field, and name words on top.
+const BOOST_NEED_TEXT: f32 = 1.0;
+const BOOST_NEED_NAME: f32 = 0.2;
 /// Words at least this long (in characters) also match with one typo,
 /// when the index doesn't know them as typed.
 pub(crate) const FUZZY_MIN_CHARS: usize = 5;
-
-/// The analyzed words of a query: each word as typed (lowercased) and stemmed.
-#[derive(Debug, Clone)]
-pub(crate) struct QueryWords {
-    pub words: Vec<(String, String)>,
-    /// Per word: does it occur in the index as typed? Only unknown words
-    /// are matched with a typo (a known word is most likely meant).
-    known: Vec<bool>,
-}
-
-impl QueryWords {
-    pub(crate) fn analyze(index: &Index, q: &str) -> Result<Self, SearchError> {
-        let raw = schema::tokens(index, schema::WORDS, q);
-        if raw.len() > MAX_QUERY_WORDS {
-            return Err(SearchError::bad(
-                "q",
-                format!(
-                    "the query has {} words; the limit is {MAX_QUERY_WORDS}",
-                    raw.len()
-                ),
-            ));
-        }
-        let words = raw
-            .into_iter()
-            .map(|w| {
-                let stem = schema::tokens(index, schema::STEM, &w)
-                    .into_iter()
-                    .next()
-                    .unwrap_or_else(|| w.clone());
-                (w, stem)
-            })
-            .collect();
-        let words: Vec<(String, String)> = words;
-        Ok(QueryWords {
-            known: vec![false; words.len()],
-            words,
-        })
-    }
-
-    /// Marks the words the index knows in any text field.
-    pub(crate) fn mark_known(&mut self, searcher: &Searcher, f: &Fields) -> tantivy::Result<()> {
-        for (i, (word, stem)) in self.words.iter().enumerate() {
-            let mut found = searcher.doc_freq(&Term::from_field_text(f.name_words, word))? > 0;
-            for field in [f.title, f.keywords_text, f.description] {
-                if found {
-                    break;
-                }
-                found = searcher.doc_freq(&Term::from_field_text(field, stem))? > 0;
-            }
-            self.known[i] = found;
-        }
-        Ok(())
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.words.is_empty()
-    }
-}
 
 fn term(field: Field, text: &str, boost: f32) -> Box<dyn Query> {
     let q = TermQuery::new(
@@ -115,20 +70,27 @@ fn filter(field: Field, value: &str) -> (Occur, Box<dyn Query>) {
     )
 }
 
-/// The query for one word: a union over the fields.
-fn word_query(f: &Fields, word: &str, stem: &str, known: bool) -> Box<dyn Query> {
-    let mut should: Vec<(Occur, Box<dyn Query>)> = vec![
-        (Occur::Should, term(f.name_words, word, BOOST_NAME_WORD)),
-        (Occur::Should, term(f.title, stem, BOOST_TITLE)),
-        (Occur::Should, term(f.keywords_text, stem, BOOST_KEYWORD)),
-        (Occur::Should, term(f.description, stem, BOOST_DESCRIPTION)),
-    ];
-    let chars = word.chars().count();
+/// The query for one word of a short query: a union over the fields. When
+/// every word must match ([`Match::All`]) the name weighs most; in the
+/// fallback ([`Match::Any`]) the fields weigh as in a natural-language
+/// query, so that one shared name word does not decide the order.
+fn word_query(f: &Fields, word: &QueryWord, mode: Match) -> Box<dyn Query> {
+    let (text, stem) = (word.text.as_str(), word.stem.as_str());
+    let mut should: Vec<(Occur, Box<dyn Query>)> = match mode {
+        Match::All => vec![
+            (Occur::Should, term(f.name_words, text, BOOST_NAME_WORD)),
+            (Occur::Should, term(f.title, stem, BOOST_TITLE)),
+            (Occur::Should, term(f.keywords_text, stem, BOOST_KEYWORD)),
+            (Occur::Should, term(f.description, stem, BOOST_DESCRIPTION)),
+        ],
+        Match::Any => need_terms(f, word),
+    };
+    let chars = text.chars().count();
     if (PREFIX_MIN..=PREFIX_MAX).contains(&chars) {
-        should.push((Occur::Should, term(f.name_prefix, word, BOOST_PREFIX)));
+        should.push((Occur::Should, term(f.name_prefix, text, BOOST_PREFIX)));
     }
-    if !known && chars >= FUZZY_MIN_CHARS && word.chars().all(char::is_alphabetic) {
-        should.push((Occur::Should, fuzzy(f.name_words, word, BOOST_FUZZY_NAME)));
+    if !word.known && chars >= FUZZY_MIN_CHARS && text.chars().all(char::is_alphabetic) {
+        should.push((Occur::Should, fuzzy(f.name_words, text, BOOST_FUZZY_NAME)));
         should.push((Occur::Should, fuzzy(f.title, stem, BOOST_FUZZY_OTHER)));
         should.push((
             Occur::Should,
@@ -137,6 +99,20 @@ fn word_query(f: &Fields, word: &str, stem: &str, known: bool) -> Box<dyn Query>
         should.push((Occur::Should, fuzzy(f.description, stem, BOOST_FUZZY_OTHER)));
     }
     Box::new(BooleanQuery::new(should))
+}
+
+/// The terms of one word of a natural-language query: the one text field of
+/// every searchable part, plus a little for a name word. A shared name word
+/// alone weighs about as much as a description word, so a description that
+/// matches the need is not beaten by a name that has one of its words.
+fn need_terms(f: &Fields, word: &QueryWord) -> Vec<(Occur, Box<dyn Query>)> {
+    vec![
+        (Occur::Should, term(f.text, &word.stem, BOOST_NEED_TEXT)),
+        (
+            Occur::Should,
+            term(f.name_words, &word.text, BOOST_NEED_NAME),
+        ),
+    ]
 }
 
 /// The registry name a query would be if it named a tool exactly.
@@ -165,14 +141,20 @@ pub(crate) fn text_query(f: &Fields, q: &str, words: &QueryWords, mode: Match) -
         return Box::new(AllQuery);
     }
     let occur = match mode {
-        Match::All => Occur::Must,
-        Match::Any => Occur::Should,
+        Match::All if !words.natural => Occur::Must,
+        _ => Occur::Should,
     };
     let mut clauses: Vec<(Occur, Box<dyn Query>)> = words
         .words
         .iter()
-        .zip(&words.known)
-        .map(|((w, s), known)| (occur, word_query(f, w, s, *known)))
+        .map(|w| {
+            let q: Box<dyn Query> = if words.natural {
+                Box::new(BooleanQuery::new(need_terms(f, w)))
+            } else {
+                word_query(f, w, mode)
+            };
+            (occur, q)
+        })
         .collect();
     let exact = as_registry_name(q);
     if !exact.is_empty() {

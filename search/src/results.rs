@@ -38,7 +38,12 @@ pub(crate) fn hit(doc: SearchDoc, highlights: SearchHighlights) -> SearchHit {
 /// (what the per-generation answer cache weighs it by).
 pub(crate) fn heap_bytes(answer: &SearchAnswer) -> usize {
     let hits: usize = answer.hits.iter().map(hit_bytes).sum();
-    std::mem::size_of::<SearchAnswer>() + hits + facet_bytes(&answer.facets)
+    let words: usize = answer
+        .words
+        .iter()
+        .map(|w| w.len() + std::mem::size_of::<String>())
+        .sum();
+    std::mem::size_of::<SearchAnswer>() + hits + facet_bytes(&answer.facets) + words
 }
 
 fn hit_bytes(hit: &SearchHit) -> usize {

@@ -24,8 +24,9 @@ pub(crate) const PREFIX_MAX: usize = 20;
 /// written by another schema version is rebuilt at open. (2: stored
 /// documents without their usage notes; 3: the findings filter field and
 /// the findings count in stored documents, the definition fingerprint; 4:
-/// the provenance filter field and flag.)
-pub(crate) const SCHEMA_VERSION: u32 = 4;
+/// the provenance filter field and flag; 5: the `text` field of
+/// natural-language queries, text fields without positions.)
+pub(crate) const SCHEMA_VERSION: u32 = 5;
 
 /// The fields of the index.
 #[derive(Debug, Clone, Copy)]
@@ -43,6 +44,10 @@ pub(crate) struct Fields {
     pub keyword: Field,
     /// Description and usage notes.
     pub description: Field,
+    /// Everything searchable as one stemmed text — name words, title,
+    /// keywords, description and notes: what natural-language queries are
+    /// scored on (frequencies only; no phrase is ever asked for).
+    pub text: Field,
     /// License as published (facet).
     pub license: Field,
     /// License lowercased (filter, case-insensitive).
@@ -71,15 +76,18 @@ fn text(tokenizer: &str, record: IndexRecordOption) -> TextOptions {
 
 pub(crate) fn build() -> (Schema, Fields) {
     let mut b = Schema::builder();
-    let positions = IndexRecordOption::WithFreqsAndPositions;
+    // Frequencies for BM25, no positions: no query asks for a phrase, and
+    // snippets find their words by tokenizing the description again.
+    let freqs = IndexRecordOption::WithFreqs;
     let fields = Fields {
         name: b.add_text_field("name", STRING | FAST),
-        name_words: b.add_text_field("name_words", text(WORDS, positions)),
+        name_words: b.add_text_field("name_words", text(WORDS, freqs)),
         name_prefix: b.add_text_field("name_prefix", text(PREFIX, IndexRecordOption::Basic)),
-        title: b.add_text_field("title", text(STEM, positions)),
-        keywords_text: b.add_text_field("keywords_text", text(STEM, positions)),
+        title: b.add_text_field("title", text(STEM, freqs)),
+        keywords_text: b.add_text_field("keywords_text", text(STEM, freqs)),
         keyword: b.add_text_field("keyword", STRING | FAST),
-        description: b.add_text_field("description", text(STEM, positions)),
+        description: b.add_text_field("description", text(STEM, freqs)),
+        text: b.add_text_field("text", text(STEM, freqs)),
         license: b.add_text_field("license", STRING | FAST),
         license_key: b.add_text_field("license_key", STRING),
         format: b.add_text_field("format", STRING | FAST),

@@ -1,6 +1,7 @@
 //! The relevance suite: the real corpus definitions (read
 //! through `toolreg_core::load`) plus synthetic tools in one index, and a set
-//! of queries — exact names, name words, prefixes, typos, description words —
+//! of queries — exact names, name words, prefixes, typos, description words,
+//! natural-language needs —
 //! each with the tool a person would expect first. Prints the top-1 and
 //! top-3 rates and fails if they drop below the thresholds.
 
@@ -379,6 +380,43 @@ const QUERIES: &[(&str, &str, bool)] = &[
     ("random password", "password-generator", false),
     ("translation", "translate-text", false),
     ("users", "list-users", false),
+    // natural-language needs, as an agent or a person who doesn't know the
+    // tool's name writes them
+    (
+        "could you convert 100 dollars to euros at today's rate for me",
+        "currency-converter",
+        false,
+    ),
+    (
+        "I want to post a short message to our team's Discord channel",
+        "discord-send-message",
+        false,
+    ),
+    (
+        "get me the text out of every page of this PDF report please",
+        "pdf-extract-text",
+        false,
+    ),
+    (
+        "what is the weather going to be like in Paris over the next five days",
+        "weather-forecast",
+        false,
+    ),
+    (
+        "make a strong random password of 24 characters for my new account",
+        "password-generator",
+        false,
+    ),
+    (
+        "translate this paragraph from German into English for the customer",
+        "translate-text",
+        false,
+    ),
+    (
+        "look up the MX records of the domain example.com",
+        "dns-lookup",
+        false,
+    ),
     // the shared corpus's prompt and Shinkai tools
     ("twitter", "twitter-post", true),
     ("summarize", "summarize-text", true),

@@ -147,6 +147,35 @@ fn workflow(server: Server) {
         row.contains("1.0.0") && row.contains("http") && row.contains("trusted"),
         "{row}"
     );
+    // a need in a sentence finds it too, and the CLI says which words counted
+    let run = user
+        .run(
+            work,
+            &[
+                "search",
+                "I would like to retrieve the details of one contact from our HubSpot CRM by its ID",
+            ],
+        )
+        .ok();
+    assert!(
+        run.stdout.starts_with("NAME\n") || run.stdout.starts_with("NAME "),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("hubspot-get-contact")),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("searched for: retrieve details one contact hubspot crm id"),
+        "{}",
+        run.stdout
+    );
     // the index follows the database's change log, so allow it a moment
     let mut hits = Value::Null;
     for _ in 0..50 {

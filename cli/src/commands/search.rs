@@ -1,6 +1,8 @@
 //! `toolreg search QUERY [--license L] [--keyword K] [--execution E] ...`:
 //! a readable table of hits (name, version, execution, tier, license,
-//! description), or the registry's answer as is with `--json`.
+//! description), or the registry's answer as is with `--json`. QUERY may be
+//! a name, a few words or a need in a sentence; when the registry searched
+//! only some of its words, a last line says which.
 
 use toolreg_api::SearchAnswer;
 
@@ -51,7 +53,20 @@ pub fn run(ctx: &Context, query: &str, f: &Filters) -> Result<i32> {
         return Ok(0);
     }
     crate::out!("{}", render(&answer));
+    if let Some(line) = words_line(query, &answer.words) {
+        crate::out!("{line}");
+    }
     Ok(0)
+}
+
+/// `searched for: weather forecast city` when the registry left some of
+/// the query's words out (stopwords and numbers of a long query).
+pub fn words_line(query: &str, words: &[String]) -> Option<String> {
+    let typed = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .count();
+    (!words.is_empty() && words.len() < typed).then(|| format!("searched for: {}", words.join(" ")))
 }
 
 /// The search answer as a table plus a count line.
@@ -161,6 +176,21 @@ mod tests {
         );
         assert!(text.contains("2 of 2 tool(s)"));
         assert_eq!(render(&answer_of_none()), "no tools found\n");
+    }
+
+    #[test]
+    fn names_the_words_searched_when_some_were_left_out() {
+        let words = |w: &[&str]| w.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            words_line(
+                "find the weather for 5 days",
+                &words(&["find", "weather", "days"])
+            )
+            .as_deref(),
+            Some("searched for: find weather days")
+        );
+        assert_eq!(words_line("slack send", &words(&["slack", "send"])), None);
+        assert_eq!(words_line("", &[]), None);
     }
 
     fn answer_of_none() -> SearchAnswer {

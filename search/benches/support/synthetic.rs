@@ -310,6 +310,39 @@ pub fn http_queries() -> Vec<(usize, String, SearchParams)> {
         .collect()
 }
 
+/// Natural-language queries of about `chars` characters each: a request
+/// wrapped in the kind of sentence an agent writes — common words,
+/// stopwords, numbers, service and object names and rare words, as the
+/// descriptions use them.
+pub fn need_queries(count: usize, chars: usize) -> Vec<String> {
+    const GLUE: &[&str] = &[
+        "please", "could", "you", "the", "for", "me", "and", "then", "with", "my", "of", "it",
+        "so", "that", "i", "can", "is", "on", "all", "next", "10", "2024", "3",
+    ];
+    let mut rng = StdRng::seed_from_u64(11);
+    (0..count)
+        .map(|_| {
+            let mut q = String::new();
+            while q.len() < chars {
+                let w = match rng.random_range(0..10) {
+                    0..=3 => GLUE[rng.random_range(0..GLUE.len())].to_string(),
+                    4 | 5 => pick(&mut rng, COMMON).to_string(),
+                    6 => pick(&mut rng, VERBS).to_string(),
+                    7 => pick(&mut rng, OBJECTS).to_string(),
+                    8 => pick(&mut rng, SERVICES).to_string(),
+                    _ => tail_word(&mut rng),
+                };
+                if !q.is_empty() {
+                    q.push(' ');
+                }
+                q.push_str(&w);
+            }
+            q.truncate(chars);
+            q
+        })
+        .collect()
+}
+
 /// Prints an index directory's size on disk and its number of segments.
 pub fn print_index_size(index_dir: &std::path::Path) {
     println!(

@@ -1,7 +1,8 @@
 //! Document building: a [`SearchDoc`] as the tantivy document the schema
 //! indexes — the name three ways (exact, words, word prefixes), keywords as
-//! text and as exact facet values, description plus usage notes, the facet,
-//! filter and sort fields, and the stored form hits are rendered from.
+//! text and as exact facet values, description plus usage notes, all of
+//! these as one text, the facet, filter and sort fields, and the stored form
+//! hits are rendered from.
 
 use tantivy::TantivyDocument;
 
@@ -13,6 +14,7 @@ pub(super) fn build(f: &Fields, doc: &SearchDoc) -> Result<TantivyDocument, Sear
     let mut d = TantivyDocument::new();
     d.add_text(f.name, &doc.name);
     d.add_text(f.name_words, &doc.name);
+    d.add_text(f.text, &doc.name);
     for word in doc
         .name
         .split(|c: char| !c.is_alphanumeric())
@@ -22,15 +24,19 @@ pub(super) fn build(f: &Fields, doc: &SearchDoc) -> Result<TantivyDocument, Sear
     }
     if let Some(title) = &doc.title {
         d.add_text(f.title, title);
+        d.add_text(f.text, title);
     }
     for k in &doc.keywords {
         d.add_text(f.keywords_text, k);
+        d.add_text(f.text, k);
         d.add_text(f.keyword, k.to_lowercase());
     }
+    d.add_text(f.text, &doc.description);
     if doc.notes.is_empty() {
         d.add_text(f.description, &doc.description);
     } else {
         d.add_text(f.description, format!("{}\n{}", doc.description, doc.notes));
+        d.add_text(f.text, &doc.notes);
     }
     if let Some(license) = &doc.license {
         d.add_text(f.license, license);

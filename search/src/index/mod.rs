@@ -34,10 +34,11 @@ use toolreg_api::SearchAnswer;
 
 use crate::collector::{merge_top, PageCollector, SegmentPage};
 use crate::highlight::Highlighter;
-use crate::query::{self, Match, QueryWords};
+use crate::query::{self, Match};
 use crate::results;
 use crate::schema::Fields;
 use crate::snapshot::{Snapshot, TableCache};
+use crate::words::QueryWords;
 use crate::{SearchDoc, SearchError, SearchParams};
 use answers::AnswerCache;
 use writer::WriterSlot;
@@ -263,8 +264,7 @@ impl SearchIndex {
         params: &SearchParams,
     ) -> Result<SearchAnswer, SearchError> {
         let snapshot = self.snapshot(searcher)?;
-        let mut words = QueryWords::analyze(&self.index, &params.q)?;
-        words.mark_known(searcher, &self.fields)?;
+        let words = QueryWords::analyze(&self.index, searcher, &self.fields, &params.q)?;
         // Without words or filters every tool matches: the facets are the
         // generation's, counted once.
         let everything = words.is_empty() && params.no_filters();
@@ -277,7 +277,7 @@ impl SearchIndex {
         };
         let mut query = query::build(&self.fields, params, &words, Match::All);
         let mut pages: Vec<SegmentPage> = searcher.search(&*query, &collector)?;
-        if words.words.len() > 1 && pages.iter().all(|p| p.count == 0) {
+        if !words.natural && words.words.len() > 1 && pages.iter().all(|p| p.count == 0) {
             query = query::build(&self.fields, params, &words, Match::Any);
             pages = searcher.search(&*query, &collector)?;
         }
@@ -293,8 +293,8 @@ impl SearchIndex {
 
         let mut hits = Vec::with_capacity(addrs.len());
         if !addrs.is_empty() {
-            let mut highlighter =
-                Highlighter::new(searcher, &*query, self.fields.description, &words)?;
+            let fields = [self.fields.description, self.fields.text];
+            let mut highlighter = Highlighter::new(searcher, &*query, &fields, &words)?;
             for addr in addrs {
                 let doc = self.hit_doc(searcher, &snapshot, addr)?;
                 let highlights = highlighter.highlights(&doc);
@@ -307,6 +307,7 @@ impl SearchIndex {
             per_page: params.per_page,
             hits,
             facets,
+            words: words.words.iter().map(|w| w.text.clone()).collect(),
         })
     }
 }
@@ -319,22 +320,30 @@ impl SearchIndex {
         use crate::highlight::{clip_chars, escape_html};
         let searcher = self.reader.searcher();
         let results = self.query(params).expect("query");
-        let mut words = QueryWords::analyze(&self.index, &params.q).expect("words");
-        words.mark_known(&searcher, &self.fields).expect("known");
-        let mut query = query::build(&self.fields, params, &words, Match::All);
+        let words =
+            QueryWords::analyze(&self.index, &searcher, &self.fields, &params.q).expect("words");
+        let mut mode = Match::All;
         if words.words.len() > 1 && results.total > 0 {
+            let query = query::build(&self.fields, params, &words, Match::All);
             let all = searcher
                 .search(&*query, &tantivy::collector::Count)
                 .expect("count");
             if all == 0 {
-                query = query::build(&self.fields, params, &words, Match::Any);
+                mode = Match::Any;
             }
         } else if words.words.len() > 1 {
-            query = query::build(&self.fields, params, &words, Match::Any);
+            mode = Match::Any;
         }
-        let mut generator =
-            tantivy::snippet::SnippetGenerator::create(&searcher, &*query, self.fields.description)
-                .expect("generator");
+        let query = query::build(&self.fields, params, &words, mode);
+        // Descriptions are matched through the description field when every
+        // word must match, else through the text field.
+        let field = if words.natural || mode == Match::Any {
+            self.fields.text
+        } else {
+            self.fields.description
+        };
+        let mut generator = tantivy::snippet::SnippetGenerator::create(&searcher, &*query, field)
+            .expect("generator");
         generator.set_max_num_chars(200);
         results
             .hits

@@ -1,10 +1,11 @@
 //! Unit tests of the search engine and the tailer, over an in-memory fake
-//! change log, one file per part: queries, the index on disk, the tailer,
-//! highlights and the answer cache. Request-level tests live in the server's
-//! `tests/search_*.rs`.
+//! change log, one file per part: queries, natural-language queries, the
+//! index on disk, the tailer, highlights and the answer cache.
+//! Request-level tests live in the server's `tests/search_*.rs`.
 
 mod answer_cache;
 mod highlights;
+mod natural;
 mod on_disk;
 mod queries;
 mod tailer;

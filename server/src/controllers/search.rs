@@ -14,7 +14,7 @@ use crate::views::SearchAnswer;
 /// sorting, paging, facet counts and highlights.
 #[utoipa::path(tag = "search",
     params(
-        ("q" = Option<String>, Query, description = "Free text (at most 512 characters); words of 5+ letters forgive one typo, name words match by prefix"),
+        ("q" = Option<String>, Query, description = "Free text of any length: a name or a few words (words of 5+ letters forgive one typo, name words match by prefix), or a need in a sentence (more than four words: stopwords and bare numbers are left out; at most 4,096 characters and the 32 rarest words are read). The answer's `words` lists the words used"),
         ("keyword" = Option<String>, Query, description = "Only tools with this keyword"),
         ("license" = Option<String>, Query, description = "Only tools with this license (case-insensitive)"),
         ("format" = Option<String>, Query, description = "matimo, shinkai, mcp or prompt"),

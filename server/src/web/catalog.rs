@@ -99,6 +99,9 @@ pub struct SearchPage {
     pub total: u64,
     pub hits: Vec<Hit>,
     pub facets: CatalogFacets,
+    /// The words of the query the search used (a long query's telling
+    /// words; see the API's `words`).
+    pub words: Vec<String>,
 }
 
 /// A publisher (owner or the publisher of a version) and their tier.

@@ -181,6 +181,7 @@ fn search_params(q: &CatalogQuery) -> SearchParams {
 fn search_page(r: SearchAnswer) -> SearchPage {
     SearchPage {
         total: r.total,
+        words: r.words,
         hits: r
             .hits
             .into_iter()

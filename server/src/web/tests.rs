@@ -52,6 +52,12 @@ impl Catalog for Fixture {
             .collect();
         Ok(SearchPage {
             total: hits.len() as u64,
+            words: query
+                .q
+                .split_whitespace()
+                .filter(|w| *w != "the")
+                .map(str::to_lowercase)
+                .collect(),
             hits,
             facets: CatalogFacets {
                 license: vec![("MIT".into(), 2)],

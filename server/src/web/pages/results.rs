@@ -18,6 +18,9 @@ pub struct ResultsFragment {
 /// The results region: a summary line, the hits, pagination.
 pub struct ResultsView {
     pub summary: String,
+    /// For a query whose words were not all used (a long one): the words
+    /// that were.
+    pub used_words: Option<String>,
     pub empty_message: String,
     pub has_filters: bool,
     pub hits: Vec<HitView>,
@@ -73,7 +76,7 @@ impl ResultsView {
                 "{} {} found for “{}”.",
                 n,
                 plural(n, "tool", "tools"),
-                search.q
+                clip(&search.q, SUMMARY_QUERY_CHARS)
             ),
         };
         let empty_message = if page.total > 0 {
@@ -89,6 +92,7 @@ impl ResultsView {
         let page_no = u64::from(search.page);
         ResultsView {
             summary,
+            used_words: used_words(&search.q, &page.words),
             empty_message,
             has_filters: filtered,
             hits: page.hits.iter().map(HitView::new).collect(),
@@ -98,6 +102,27 @@ impl ResultsView {
             next_url: (page_no < pages).then(|| query::url(search, search.page + 1)),
         }
     }
+}
+
+/// Longest query shown in the summary line, in characters.
+const SUMMARY_QUERY_CHARS: usize = 80;
+
+fn clip(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…", &s[..end]),
+        None => s.to_string(),
+    }
+}
+
+/// `Searched for: weather, forecast, city` when the search left some of the
+/// query's words out.
+fn used_words(q: &str, words: &[String]) -> Option<String> {
+    let typed = q
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .count();
+    (!words.is_empty() && words.len() < typed)
+        .then(|| format!("Searched for: {}", words.join(", ")))
 }
 
 impl HitView {
