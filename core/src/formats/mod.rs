@@ -8,6 +8,7 @@
 //! `toolreg.toml`, checks the name and version, and returns the tool or
 //! every problem at once.
 
+pub mod document;
 pub mod matimo;
 pub mod mcp;
 pub mod prompt;
@@ -155,6 +156,23 @@ pub(crate) fn opt_string(v: Option<&Value>) -> Option<String> {
     match v {
         Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
         _ => None,
+    }
+}
+
+/// Read a JSON definition file's text into its value, or `None` with the
+/// reason in `report`: not JSON, or a key repeated in one object (each
+/// named by its JSON pointer, see [`document`]).
+pub(crate) fn read_json(file: &str, text: &str, report: &mut Report) -> Option<Value> {
+    match document::json(text) {
+        Err(e) => {
+            report.error(Problem::new("", format!("{file} is not valid JSON: {e}")));
+            None
+        }
+        Ok(doc) if !doc.key_problems.is_empty() => {
+            report.extend(doc.key_problems);
+            None
+        }
+        Ok(doc) => Some(doc.value),
     }
 }
 

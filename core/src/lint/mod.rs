@@ -27,7 +27,7 @@ pub mod prose;
 pub mod secrets;
 pub mod text;
 pub mod unicode;
-mod walk;
+pub(crate) mod walk;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
