@@ -285,12 +285,10 @@ pub fn load(files: &ToolFiles) -> Result<Loaded, Error> {
     let tool = finish(format, file, bytes, draft, manifest.as_ref(), &mut report);
     match tool {
         Some(tool) if report.problems.is_empty() => {
-            // The lint reads the document already parsed above.
-            let manifest_text = files
-                .get(manifest::FILE_NAME)
-                .and_then(|raw| std::str::from_utf8(raw).ok());
+            // The lint reads the document already parsed above, and every
+            // other text file raw.
             let findings =
-                lint::check_parsed(&lint::Context::of(&tool), document.as_ref(), manifest_text);
+                lint::check_directory(&lint::Context::of(&tool), document.as_ref(), files);
             Ok(Loaded {
                 tool,
                 warnings: report.warnings,
@@ -473,15 +471,19 @@ fn name_fix(suggestion: &str) -> String {
     format!("set `[tool].name` in toolreg.toml to a lowercase kebab-case name, e.g. `name = \"{suggestion}\"`")
 }
 
-/// Check a call name (what an agent calls): 1–128 of `A-Za-z0-9_.-` (the
-/// MCP rule, which the other formats' names also follow).
-pub(crate) fn check_call_name(path: &str, call_name: &str, report: &mut Report) {
-    let ok = !call_name.is_empty()
+/// True for a valid call name: 1–128 of `A-Za-z0-9_.-`.
+pub(crate) fn is_call_name(call_name: &str) -> bool {
+    !call_name.is_empty()
         && call_name.len() <= 128
         && call_name
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
-    if !ok {
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+/// Check a call name (what an agent calls): 1–128 of `A-Za-z0-9_.-` (the
+/// MCP rule, which the other formats' names also follow).
+pub(crate) fn check_call_name(path: &str, call_name: &str, report: &mut Report) {
+    if !is_call_name(call_name) {
         report.error(
             Problem::new(path, format!("`{call_name}` is not a valid tool call name"))
                 .with_fix("use 1–128 characters of letters, digits, `_`, `.` and `-`"),
