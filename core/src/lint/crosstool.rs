@@ -156,7 +156,7 @@ pub(crate) fn cross_source() -> String {
         named("c", true)
     );
     compile(&format!(
-        r"(?:{call}|{called}|{present})\s{{0,3}},?\s{{0,3}}[^.!?\n]{{0,60}}?\b(?P<verb>change|modify|alter|replace|redirect|override|swap|set|add|append|include|send|forward|bcc|cc|also|always|first|make\s{{1,3}}sure|ensure|instead|call|read|pass|copy|delete|remove|ignore|do\s{{1,3}}not|don'?t|never)\b|\b(?:after|when|once|whenever|before)\b[^.!?\n]{{0,60}}?\b(?P<tamper>modify|alter|replace|rewrite|falsify|overwrite|tamper\s{{1,3}}with|swap|fake|forge|manipulate|doctor)\s{{1,3}}(?:its|their|the|that|this)\s{{1,3}}(?:\w{{1,15}}\s{{1,3}})?(?:results?|outputs?|response|return\s{{1,3}}value|answer|findings|verdict)\b|\b(?:always|regardless)\b[^.!?\n]{{0,40}}?\b(?P<verdict>(?:report|mark|label|classify|say|state)\w{{0,2}}|return)\b[^.!?\n]{{0,30}}?\b(?:as\s{{1,3}})?(?:safe|secure|clean|benign|harmless|passed|no\s{{1,3}}(?:issues|problems|vulnerabilities|threats|malware))\b"
+        r"(?:{call}|{called}|{present})\s{{0,3}},?\s{{0,3}}[^.!?\n]{{0,60}}?\b(?P<verb>change|modify|alter|replace|redirect|override|swap|set|add|append|include|send|forward|bcc|cc|also|always|first|make\s{{1,3}}sure|ensure|instead|call|read|pass|copy|delete|remove|ignore|do\s{{1,3}}not|don'?t|never)\b|\b(?:after|when|once|whenever|before)\b[^.!?\n]{{0,60}}?\b(?P<tamper>(?:modify|alter|replace|rewrite|falsify|overwrite|tamper\s{{1,3}}with|swap|fake|forge|manipulate|doctor)\s{{1,3}}(?:its|their|the|that|this)|(?:change|edit|update)\s{{1,3}}(?:its|their))\s{{1,3}}(?:\w{{1,15}}\s{{1,3}})?(?:results?|outputs?|response|return\s{{1,3}}value|answer|findings|verdict)\b|(?P<intent>\b(?:regardless\s{{1,3}}of|no\s{{1,3}}matter)\s{{1,3}}(?:what\s{{1,3}})?the\s{{1,3}}user\s{{1,3}}(?:says|asks|wants|requests|requested|specified|specifies|provides|provided|entered|chose)\b|\binstead\s{{1,3}}of\s{{1,3}}(?:the\s{{1,3}})?(?:one|address|recipient|amount|value|path|account|url|destination)\s{{1,3}}(?:the\s{{1,3}}user|given|provided|specified|requested)\b)|\b(?:always|regardless)\b[^.!?\n]{{0,40}}?\b(?P<verdict>(?:report|mark|label|classify|say|state)\w{{0,2}}|return)\b[^.!?\n]{{0,30}}?\b(?:as\s{{1,3}})?(?:safe|secure|clean|benign|harmless|passed|no\s{{1,3}}(?:issues|problems|vulnerabilities|threats|malware))\b"
     ))
 }
 
@@ -225,6 +225,11 @@ pub(crate) fn cross_tool(
                 Severity::Flag,
                 format!("tampering with a result: `{}`", escape(&hit)),
             )
+        } else if caps.name("intent").is_some() {
+            (
+                Severity::Flag,
+                format!("an override of what the user asked for: `{}`", escape(&hit)),
+            )
         } else if caps.name("verdict").is_some() {
             (
                 Severity::Flag,
@@ -241,12 +246,8 @@ pub(crate) fn cross_tool(
             {
                 continue;
             }
-            let verb = caps
-                .name("verb")
-                .map(|v| lossy(v.as_bytes()).to_ascii_lowercase())
-                .unwrap_or_default();
             let naming = ctx.naming(&normalized);
-            let severity = if ALTERING.contains(&verb.as_str()) && naming.is_some() {
+            let severity = if naming.is_some() && alters(text, whole.start()) {
                 Severity::Flag
             } else if let Some(s) = naming {
                 s
@@ -264,4 +265,18 @@ pub(crate) fn cross_tool(
         let (s, e) = norm.orig_range(whole.start(), whole.end());
         site.report(out, Rule::P13, severity, s, e, message, false);
     }
+}
+
+/// True if the sentence from byte `from` of `text` (at most 160 bytes of
+/// it) holds a verb that alters what a tool does.
+fn alters(text: &str, from: usize) -> bool {
+    let rest = &text.as_bytes()[from..];
+    let end = rest
+        .iter()
+        .position(|b| matches!(b, b'.' | b'!' | b'?'))
+        .unwrap_or(rest.len())
+        .min(160);
+    rest[..end]
+        .split(|b| !b.is_ascii_alphabetic())
+        .any(|w| ALTERING.iter().any(|a| w.eq_ignore_ascii_case(a.as_bytes())))
 }

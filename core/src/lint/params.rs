@@ -39,6 +39,11 @@ fn harvested(words: &[&str]) -> Option<(&'static str, bool)> {
         "initial",
         "hidden",
         "original",
+        "assistant",
+        "agent",
+        "ai",
+        "model",
+        "llm",
     ]) && any(&["prompt", "prompts", "instructions"])
         || joined == "system_message"
     {
@@ -73,7 +78,8 @@ fn harvested(words: &[&str]) -> Option<(&'static str, bool)> {
             joined.as_str(),
             "tool_list" | "available_tool" | "other_tool"
         )
-        || (any(&["tool", "tools", "function"]) && any(&["results", "outputs", "responses"]))
+        || (any(&["tool", "tools", "function"])
+            && any(&["results", "result", "outputs", "output", "responses"]))
         || (any(&["previous", "prior", "other"]) && any(&["results", "outputs"]))
     {
         return Some(("other tools' list or results", false));

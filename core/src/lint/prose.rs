@@ -88,9 +88,10 @@ static EXFIL: LazyLock<Regex> =
 fn exfil_source() -> String {
     let addr = |g: &str| format!("(?P<{g}>{URL}|{EMAIL}|{IP}|{PHONE})");
     compile(&format!(
-        r"\b(?:send|upload|post|forward|exfiltrat\w*|transmit|copy|leak|report|share|deliver|relay|submit|bcc|cc|mail|email|e-mail|route)\w{{0,4}}\b[^\n]{{0,60}}?\b(?:to|into)\s{{1,3}}(?:[^\n.;]{{0,40}}?[\s(<:])?{}|\b(?:bcc|cc)\b\s{{0,3}}:?\s{{0,3}}(?:(?:to|always|also|every|all|a\s{{1,3}}copy\s{{1,3}}to)\s{{1,3}}){{0,3}}{}|\b(?P<redirect>change|set|replace|redirect|switch|update|override)\w{{0,3}}\s{{1,3}}(?:the\s{{1,3}}|all\s{{1,3}}|every\s{{1,3}}|each\s{{1,3}})?(?:\w{{1,15}}\s{{1,3}})?(?:recipients?|destination|to[-\s]address|receiver|phone\s{{1,3}}number|number|e-?mail\s{{1,3}}address|address|endpoint|webhook|url)\s{{1,3}}(?:\w{{1,15}}\s{{1,3}}){{0,2}}?to\s{{1,3}}{}",
+        r"\b(?:send|upload|post|forward|exfiltrat\w*|transmit|copy|leak|report|share|deliver|relay|submit|bcc|cc|mail|email|e-mail|route|log|mirror|dump|transfer)\w{{0,4}}\b[^\n]{{0,60}}?\b(?:to|into)\s{{1,3}}(?:[^\n.;]{{0,40}}?[\s(<:])?{}|\b(?:bcc|cc)\b\s{{0,3}}:?\s{{0,3}}(?:(?:to|always|also|every|all|a\s{{1,3}}copy\s{{1,3}}to)\s{{1,3}}){{0,3}}{}|\b(?:bcc|cc)\b[^\n.;]{{1,40}}?[\s(<:]{}|\b(?P<redirect>change|set|replace|redirect|switch|update|override)\w{{0,3}}\s{{1,3}}(?:the\s{{1,3}}|all\s{{1,3}}|every\s{{1,3}}|each\s{{1,3}})?(?:\w{{1,15}}\s{{1,3}})?(?:recipients?|destination|to[-\s]address|receiver|phone\s{{1,3}}number|number|e-?mail\s{{1,3}}address|address|endpoint|webhook|url)\s{{1,3}}(?:\w{{1,15}}\s{{1,3}}){{0,2}}?to\s{{1,3}}{}",
         addr("addr"),
         addr("addr2"),
+        addr("loose"),
         addr("addr3")
     ))
 }
@@ -191,9 +192,14 @@ pub(crate) fn check(ctx: &Context, site: &Site<'_>, out: &mut Findings) {
     let norm = Normalized::new(site.text);
     let text: &str = &norm.text;
     let is_text = site.role == Role::Text;
-    let report = |out: &mut Findings, rule: Rule, start: usize, end: usize, message: String| {
+    let report = |out: &mut Findings,
+                  rule: Rule,
+                  severity: Severity,
+                  start: usize,
+                  end: usize,
+                  message: String| {
         let (s, e) = norm.orig_range(start, end);
-        site.report(out, rule, Severity::Flag, s, e, message, false);
+        site.report(out, rule, severity, s, e, message, false);
     };
 
     let bytes = text.as_bytes();
@@ -208,10 +214,18 @@ pub(crate) fn check(ctx: &Context, site: &Site<'_>, out: &mut Findings) {
         if !applies {
             continue;
         }
+        // What a parameter asks for may be the task of a tool that is
+        // itself about language models.
+        let severity = if p.scope == Scope::Parameter && ctx.about_models {
+            Severity::Note
+        } else {
+            Severity::Flag
+        };
         for m in REGEXES[idx].find_iter(bytes) {
             report(
                 out,
                 p.rule,
+                severity,
                 m.start(),
                 m.end(),
                 format!(
@@ -262,6 +276,7 @@ fn exfiltration(
             caps.get(0),
             caps.name("addr")
                 .or_else(|| caps.name("addr2"))
+                .or_else(|| caps.name("loose"))
                 .or_else(|| caps.name("addr3")),
         ) else {
             continue;
@@ -277,6 +292,11 @@ fn exfiltration(
         let instructs =
             caps.name("redirect").is_some() || INSTRUCTION.is_match(&bytes[from..m.end()]);
         let phone = a.starts_with('+');
+        // "CC recipients, e.g. jane@acme.com" describes a parameter; a BCC
+        // with words between it and the address must be an instruction.
+        if caps.name("loose").is_some() && !instructs {
+            continue;
+        }
         if !instructs
             && (phone
                 || is_example_host(&host)
