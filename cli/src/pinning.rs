@@ -38,9 +38,12 @@ impl Acceptance {
     }
 }
 
-/// The lint findings the registry holds for `name` `version`.
+/// The lint findings the registry holds for `name` `version` that a
+/// project must accept: flags (and blocks), not notes.
 pub fn registry_findings(client: &Client, name: &str, version: &str) -> Result<Vec<Finding>> {
-    Ok(client.version(name, version)?.findings)
+    let mut findings = client.version(name, version)?.findings;
+    findings.retain(|f| !f.is_note());
+    Ok(findings)
 }
 
 /// The distinct rules of `findings`, sorted.

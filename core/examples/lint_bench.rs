@@ -16,7 +16,9 @@
 //! definitions of one source server are each other's siblings too (what
 //! the registry knows at publish when one owner publishes a server's
 //! tools). Options: `--verbose` lists every finding of a caught, flagged
-//! or missed definition; `--markdown` prints the table for the README.
+//! or missed definition; `--markdown` prints the table for the README;
+//! `--data DIR` adds a set of files in the benchmark's format (each with
+//! `tool` and `label`), split by label: other public benchmarks, say.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -31,6 +33,7 @@ use toolreg_core::ToolFiles;
 /// One definition to lint, with the source server it belongs to.
 struct Case {
     name: String,
+    poisoned: bool,
     group: String,
     files: ToolFiles,
 }
@@ -64,40 +67,54 @@ impl Tally {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let verbose = args.iter().any(|a| a == "--verbose" || a == "-v");
-    let markdown = args.iter().any(|a| a == "--markdown");
-    let siblings = args.iter().any(|a| a == "--siblings");
-    if let Some(bad) = args
-        .iter()
-        .find(|a| !matches!(a.as_str(), "--verbose" | "-v" | "--markdown" | "--siblings"))
-    {
-        eprintln!(
-            "lint_bench: unknown option `{bad}` (expected --verbose, --markdown, --siblings)"
-        );
-        std::process::exit(2);
+    let mut args = std::env::args().skip(1);
+    let (mut verbose, mut markdown, mut siblings) = (false, false, false);
+    let mut extra: Vec<String> = Vec::new();
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--verbose" | "-v" => verbose = true,
+            "--markdown" => markdown = true,
+            "--siblings" => siblings = true,
+            "--data" => match args.next() {
+                Some(dir) => extra.push(dir),
+                None => usage("--data needs a directory"),
+            },
+            other => usage(&format!("unknown option `{other}`")),
+        }
     }
     let Some(bench) = toolreg_test_support::lint_bench() else {
         return;
     };
-    let sets = [
-        ("lint-bench poisoned", bench_set(&bench.join("poisoned"))),
-        ("lint-bench benign", bench_set(&bench.join("benign"))),
-        ("corpus", corpus_set()),
+    let generated = common::ordinary::generated_tools(240)
+        .into_iter()
+        .map(|(name, files)| Case {
+            poisoned: false,
+            group: "generated".into(),
+            name,
+            files,
+        })
+        .collect();
+    let mut sets: Vec<(String, Vec<Case>)> = vec![
         (
-            "generated ordinary",
-            common::ordinary::generated_tools(240)
-                .into_iter()
-                .map(|(name, files)| Case {
-                    group: "generated".into(),
-                    name,
-                    files,
-                })
-                .collect(),
+            "lint-bench poisoned".into(),
+            bench_set(&bench.join("poisoned")),
         ),
+        ("lint-bench benign".into(), bench_set(&bench.join("benign"))),
+        ("corpus".into(), corpus_set()),
+        ("generated ordinary".into(), generated),
     ];
+    for dir in &extra {
+        let (poisoned, benign): (Vec<Case>, Vec<Case>) = bench_set(Path::new(dir))
+            .into_iter()
+            .partition(|c| c.poisoned);
+        sets.push((format!("{dir} poisoned"), poisoned));
+        sets.push((format!("{dir} benign"), benign));
+    }
     let mut rows = Vec::new();
     for (set, cases) in &sets {
+        if cases.is_empty() {
+            continue;
+        }
         let poisoned = set.ends_with("poisoned");
         let groups = if siblings {
             sibling_names(cases)
@@ -105,9 +122,13 @@ fn main() {
             BTreeMap::new()
         };
         let mut tally = Tally::default();
+        let mut unloadable = 0;
         let mut rules: BTreeMap<String, usize> = BTreeMap::new();
         for case in cases {
-            let fs = lint_case(case, groups.get(&case.group));
+            let Some(fs) = lint_case(case, groups.get(&case.group)) else {
+                unloadable += 1;
+                continue;
+            };
             tally.add(&fs);
             let mut seen: Vec<String> = fs.iter().map(|f| f.rule.to_string()).collect();
             seen.sort();
@@ -134,12 +155,15 @@ fn main() {
                 }
             }
         }
+        if unloadable > 0 {
+            eprintln!("{set}: {unloadable} definitions do not load and are left out");
+        }
         let rules = rules
             .iter()
             .map(|(r, n)| format!("{r} {n}"))
             .collect::<Vec<_>>()
             .join(", ");
-        rows.push((set.to_string(), poisoned, tally, rules));
+        rows.push((set.clone(), poisoned, tally, rules));
     }
     println!();
     if markdown {
@@ -171,13 +195,17 @@ fn main() {
     }
 }
 
+fn usage(why: &str) -> ! {
+    eprintln!("lint_bench: {why} (options: --verbose, --markdown, --siblings, --data DIR)");
+    std::process::exit(2);
+}
+
 /// Lint one definition alone, or knowing `siblings` (the other call names
 /// of its source server).
-fn lint_case(case: &Case, siblings: Option<&Vec<String>>) -> Vec<Finding> {
-    let loaded = toolreg_core::load(&case.files)
-        .unwrap_or_else(|e| panic!("{} does not load: {e}", case.name));
+fn lint_case(case: &Case, siblings: Option<&Vec<String>>) -> Option<Vec<Finding>> {
+    let loaded = toolreg_core::load(&case.files).ok()?;
     let Some(siblings) = siblings else {
-        return loaded.findings;
+        return Some(loaded.findings);
     };
     let mut ctx = lint::Context::of(&loaded.tool);
     ctx.know_siblings(siblings.iter().map(String::as_str));
@@ -186,7 +214,7 @@ fn lint_case(case: &Case, siblings: Option<&Vec<String>>) -> Vec<Finding> {
         .files
         .get("toolreg.toml")
         .and_then(|m| std::str::from_utf8(m).ok());
-    lint::check_parsed(&ctx, doc.as_ref(), manifest)
+    Some(lint::check_parsed(&ctx, doc.as_ref(), manifest))
 }
 
 /// The call names of each group's definitions.
@@ -234,6 +262,7 @@ fn bench_set(dir: &Path) -> Vec<Case> {
                 ),
             );
             Case {
+                poisoned: doc["label"] == "poisoned",
                 name: stem.to_string(),
                 group: doc["group"].as_str().unwrap_or(stem).to_string(),
                 files,
@@ -281,6 +310,7 @@ fn corpus_set() -> Vec<Case> {
         .into_iter()
         .filter(|rel| !broken.contains(rel))
         .map(|rel| Case {
+            poisoned: false,
             group: rel.split('/').take(2).collect::<Vec<_>>().join("/"),
             files: common::complete_tool_dir(&root, &rel),
             name: rel,

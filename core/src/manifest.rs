@@ -221,6 +221,43 @@ pub fn parse_author(s: &str) -> Author {
     }
 }
 
+/// `[tool] siblings`: an array of at most [`MAX_SIBLINGS`] call names.
+fn siblings(v: &toml::Value, problems: &mut Vec<Problem>) -> Option<Vec<String>> {
+    let Some(items) = v.as_array() else {
+        problems.push(Problem::new(
+            path("tool.siblings"),
+            "must be an array of tool call names",
+        ));
+        return None;
+    };
+    if items.len() > MAX_SIBLINGS {
+        problems.push(Problem::new(
+            path("tool.siblings"),
+            format!(
+                "lists {} tools; at most {MAX_SIBLINGS} may be listed",
+                items.len()
+            ),
+        ));
+        return None;
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let name = item.as_str().unwrap_or_default();
+        if crate::formats::is_call_name(name) {
+            out.push(name.to_string());
+        } else {
+            problems.push(
+                Problem::new(
+                    path(&format!("tool.siblings[{i}]")),
+                    "must be a tool call name (1–128 letters, digits, `_`, `.` and `-`)",
+                )
+                .with_fix("list the call names of the tools published together, e.g. `siblings = [\"read_file\", \"write_file\"]`"),
+            );
+        }
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,41 +300,14 @@ url = "http://x"
         let t = ToolToml::parse("[tool]\nlicence = \"MIT\"\n").unwrap();
         assert_eq!(t.unknown_keys, vec!["licence"]);
     }
-}
 
-/// `[tool] siblings`: an array of at most [`MAX_SIBLINGS`] call names.
-fn siblings(v: &toml::Value, problems: &mut Vec<Problem>) -> Option<Vec<String>> {
-    let Some(items) = v.as_array() else {
-        problems.push(Problem::new(
-            path("tool.siblings"),
-            "must be an array of tool call names",
-        ));
-        return None;
-    };
-    if items.len() > MAX_SIBLINGS {
-        problems.push(Problem::new(
-            path("tool.siblings"),
-            format!(
-                "lists {} tools; at most {MAX_SIBLINGS} may be listed",
-                items.len()
-            ),
-        ));
-        return None;
+    #[test]
+    fn siblings_are_call_names() {
+        let m = ToolToml::parse("[tool]\nsiblings = [\"read_file\", \"git.push\"]\n").unwrap();
+        assert_eq!(m.siblings.unwrap(), ["read_file", "git.push"]);
+        let e = ToolToml::parse("[tool]\nsiblings = [\"a b\", 3]\n").unwrap_err();
+        assert_eq!(e[0].path, "toolreg.toml: tool.siblings[0]");
+        assert_eq!(e[1].path, "toolreg.toml: tool.siblings[1]");
+        assert!(ToolToml::parse("[tool]\nsiblings = \"read_file\"\n").is_err());
     }
-    let mut out = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let name = item.as_str().unwrap_or_default();
-        if crate::formats::is_call_name(name) {
-            out.push(name.to_string());
-        } else {
-            problems.push(
-                Problem::new(
-                    path(&format!("tool.siblings[{i}]")),
-                    "must be a tool call name (1–128 letters, digits, `_`, `.` and `-`)",
-                )
-                .with_fix("list the call names of the tools published together, e.g. `siblings = [\"read_file\", \"write_file\"]`"),
-            );
-        }
-    }
-    Some(out)
 }

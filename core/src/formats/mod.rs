@@ -472,7 +472,7 @@ fn name_fix(suggestion: &str) -> String {
 }
 
 /// True for a valid call name: 1–128 of `A-Za-z0-9_.-`.
-pub(crate) fn is_call_name(call_name: &str) -> bool {
+pub fn is_call_name(call_name: &str) -> bool {
     !call_name.is_empty()
         && call_name.len() <= 128
         && call_name

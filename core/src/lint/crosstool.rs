@@ -241,9 +241,7 @@ pub(crate) fn cross_tool(
             };
             let name = lossy(name.as_bytes());
             let normalized = normalize_tool_name(&name);
-            if NOT_NAMES.contains(&normalized.as_str())
-                || ctx.parameters.iter().any(|p| *p == normalized)
-            {
+            if NOT_NAMES.contains(&normalized.as_str()) || ctx.parameters.contains(&normalized) {
                 continue;
             }
             let naming = ctx.naming(&normalized);
@@ -276,7 +274,9 @@ fn alters(text: &str, from: usize) -> bool {
         .position(|b| matches!(b, b'.' | b'!' | b'?'))
         .unwrap_or(rest.len())
         .min(160);
-    rest[..end]
-        .split(|b| !b.is_ascii_alphabetic())
-        .any(|w| ALTERING.iter().any(|a| w.eq_ignore_ascii_case(a.as_bytes())))
+    rest[..end].split(|b| !b.is_ascii_alphabetic()).any(|w| {
+        ALTERING
+            .iter()
+            .any(|a| w.eq_ignore_ascii_case(a.as_bytes()))
+    })
 }

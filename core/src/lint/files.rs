@@ -69,6 +69,14 @@ pub(crate) fn check(doc: Option<&Value>, files: &ToolFiles, out: &mut Findings) 
     }
 }
 
+/// True if `pointer` names a line of a raw text file (`/<file>:<line>`)
+/// rather than a string of the definition.
+pub fn is_file_pointer(pointer: &str) -> bool {
+    pointer.rsplit_once(':').is_some_and(|(file, line)| {
+        file.starts_with('/') && !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit())
+    })
+}
+
 /// True if a string of `v` (a key or a value) holds `token`.
 fn holds(v: &Value, token: &str) -> bool {
     match v {

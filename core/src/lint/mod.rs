@@ -352,6 +352,21 @@ pub fn check(tool: &Tool, files: &ToolFiles) -> Vec<Finding> {
     check_directory(&Context::of(tool), doc.as_ref(), files)
 }
 
+/// Lint a loaded tool as [`check`] does, knowing its siblings: the names
+/// of the same owners' other tools ([`Context::know_siblings`]). The
+/// registry does this at publish and rescan for a definition whose
+/// findings [name other tools](names_other_tools).
+pub fn check_knowing_siblings<'a>(
+    tool: &Tool,
+    files: &ToolFiles,
+    siblings: impl IntoIterator<Item = &'a str>,
+) -> Vec<Finding> {
+    let mut ctx = Context::of(tool);
+    ctx.know_siblings(siblings);
+    let doc = parse_definition(tool.format, &tool.original);
+    check_directory(&ctx, doc.as_ref(), files)
+}
+
 /// Lint an already parsed definition document (in its JSON form), the
 /// `toolreg.toml` of `files`, and every other text file of `files` raw for
 /// live credentials: what [`crate::load`] runs.

@@ -21,10 +21,10 @@ fn harvested(words: &[&str]) -> Option<(&'static str, bool)> {
     let has = |w: &str| words.contains(&w);
     let any = |ws: &[&str]| ws.iter().any(|w| has(w));
     let joined = words.join("_");
-    if any(&["llm", "gpt", "chatbot"]) || (has("ai") && any(&["model", "name", "version"])) {
-        if any(&["model", "name", "version", "provider", "type", "id"]) {
-            return Some(("the model's identity", true));
-        }
+    let model =
+        any(&["llm", "gpt", "chatbot"]) || (has("ai") && any(&["model", "name", "version"]));
+    if model && any(&["model", "name", "version", "provider", "type", "id"]) {
+        return Some(("the model's identity", true));
     }
     if matches!(
         joined.as_str(),
