@@ -211,7 +211,7 @@ fn flagged_versions_need_acceptance(server: Server) {
     let lock = read(&agent.join("toolreg.lock"));
     assert!(
         lock.contains("version = \"1.1.0\"")
-            && lock.contains("accepted_findings = [\"P1\", \"P4\", \"P7\"]"),
+            && lock.contains("accepted_findings = [\"P1\", \"P4\", \"P7\", \"C1\"]"),
         "{lock}"
     );
     // Re-locking the same version keeps what was accepted for it.
