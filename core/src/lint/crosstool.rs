@@ -163,10 +163,21 @@ pub(crate) fn cross_source() -> String {
 static CROSS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(&cross_source()).expect("the P13 pattern is valid"));
 
-/// Verbs that alter what another tool does: such an instruction flags even
-/// for a sibling.
+/// Words of an instruction that alters what another tool does (its
+/// arguments, its recipients): such an instruction flags even where the
+/// tool's owner can't be told.
 const ALTERING: &[&str] = &[
-    "change", "modify", "alter", "replace", "redirect", "override", "swap",
+    "change",
+    "modify",
+    "alter",
+    "replace",
+    "redirect",
+    "override",
+    "swap",
+    "bcc",
+    "cc",
+    "recipient",
+    "recipients",
 ];
 
 /// P6: common agent tool names that are not this tool's own or a known

@@ -318,7 +318,12 @@ fn about_models(tool: &Tool) -> bool {
             .split('_')
             .any(|w| WORDS.contains(&w))
     };
-    words(&tool.call_name) || tool.title.as_deref().is_some_and(words) || words(&tool.description)
+    let first = tool
+        .description
+        .split(['.', '\n'])
+        .next()
+        .unwrap_or_default();
+    words(&tool.call_name) || tool.title.as_deref().is_some_and(words) || words(first)
 }
 
 /// Hosts of every URL-valued `url`/`endpoint`/`base_url` field in `v`.

@@ -60,6 +60,7 @@ fn harvested(words: &[&str]) -> Option<(&'static str, bool)> {
         || (any(&["previous", "prior", "past", "earlier"])
             && any(&["messages", "turns", "exchanges", "conversations"]))
         || matches!(joined.as_str(), "full_conversation" | "entire_conversation")
+        || (any(&["conversation", "chat", "messages"]) && joined.contains("so_far"))
     {
         return Some(("the conversation", true));
     }

@@ -88,10 +88,11 @@ static EXFIL: LazyLock<Regex> =
 fn exfil_source() -> String {
     let addr = |g: &str| format!("(?P<{g}>{URL}|{EMAIL}|{IP}|{PHONE})");
     compile(&format!(
-        r"\b(?:send|upload|post|forward|exfiltrat\w*|transmit|copy|leak|report|share|deliver|relay|submit|bcc|cc|mail|email|e-mail|route|log|mirror|dump|transfer)\w{{0,4}}\b[^\n]{{0,60}}?\b(?:to|into)\s{{1,3}}(?:[^\n.;]{{0,40}}?[\s(<:])?{}|\b(?:bcc|cc)\b\s{{0,3}}:?\s{{0,3}}(?:(?:to|always|also|every|all|a\s{{1,3}}copy\s{{1,3}}to)\s{{1,3}}){{0,3}}{}|\b(?:bcc|cc)\b[^\n.;]{{1,40}}?[\s(<:]{}|\b(?P<redirect>change|set|replace|redirect|switch|update|override)\w{{0,3}}\s{{1,3}}(?:the\s{{1,3}}|all\s{{1,3}}|every\s{{1,3}}|each\s{{1,3}})?(?:\w{{1,15}}\s{{1,3}})?(?:recipients?|destination|to[-\s]address|receiver|phone\s{{1,3}}number|number|e-?mail\s{{1,3}}address|address|endpoint|webhook|url)\s{{1,3}}(?:\w{{1,15}}\s{{1,3}}){{0,2}}?to\s{{1,3}}{}",
+        r"\b(?:send|upload|post|forward|exfiltrat\w*|transmit|copy|leak|report|share|deliver|relay|submit|bcc|cc|mail|email|e-mail|route|log|mirror|dump|transfer)\w{{0,4}}\b[^\n]{{0,60}}?\b(?:to|into)\s{{1,3}}(?:[^\n.;]{{0,40}}?[\s(<:])?{}|\b(?:bcc|cc)\b\s{{0,3}}:?\s{{0,3}}(?:(?:to|always|also|every|all|a\s{{1,3}}copy\s{{1,3}}to)\s{{1,3}}){{0,3}}{}|\b(?:bcc|cc)\b[^\n.;]{{1,40}}?[\s(<:]{}|\b(?:add|include|put|insert|append)\s{{1,3}}{}\s{{1,3}}(?:to|in|into|as)\s{{1,3}}(?:the\s{{1,3}}|every\s{{1,3}}|each\s{{1,3}})?(?:bcc|cc|recipients?|to[-\s]field|recipient\s{{1,3}}list|mailing\s{{1,3}}list)\b|\b(?P<redirect>change|set|replace|redirect|switch|update|override)\w{{0,3}}\s{{1,3}}(?:the\s{{1,3}}|all\s{{1,3}}|every\s{{1,3}}|each\s{{1,3}})?(?:\w{{1,15}}\s{{1,3}})?(?:recipients?|destination|to[-\s]address|receiver|phone\s{{1,3}}number|number|e-?mail\s{{1,3}}address|address|endpoint|webhook|url)\s{{1,3}}(?:\w{{1,15}}\s{{1,3}}){{0,2}}?to\s{{1,3}}{}",
         addr("addr"),
         addr("addr2"),
         addr("loose"),
+        addr("added"),
         addr("addr3")
     ))
 }
@@ -277,6 +278,7 @@ fn exfiltration(
             caps.name("addr")
                 .or_else(|| caps.name("addr2"))
                 .or_else(|| caps.name("loose"))
+                .or_else(|| caps.name("added"))
                 .or_else(|| caps.name("addr3")),
         ) else {
             continue;
@@ -289,8 +291,9 @@ fn exfiltration(
         let from = text[..m.start()]
             .rfind(['.', '!', '?', '\n'])
             .map_or(0, |i| i + 1);
-        let instructs =
-            caps.name("redirect").is_some() || INSTRUCTION.is_match(&bytes[from..m.end()]);
+        let instructs = caps.name("redirect").is_some()
+            || caps.name("added").is_some()
+            || INSTRUCTION.is_match(&bytes[from..m.end()]);
         let phone = a.starts_with('+');
         // "CC recipients, e.g. jane@acme.com" describes a parameter; a BCC
         // with words between it and the address must be an instruction.
