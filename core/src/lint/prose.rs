@@ -35,7 +35,7 @@ use std::sync::LazyLock;
 use regex::bytes::{Regex, RegexSet};
 
 use super::collect::Findings;
-use super::crosstool::{cross_source, tools_source};
+use super::crosstool::tools_source;
 use super::patterns::{Scope, PATTERNS};
 use super::text::Normalized;
 use super::walk::{Role, Site};
@@ -56,14 +56,17 @@ pub(crate) fn compile(pattern: &str) -> String {
 
 /// One pass over a string decides which rules need a closer look: the
 /// phrase patterns, then the P7, P6, P9 and P13 candidates (indexes after
-/// them).
+/// them). For P7 and P13 the set holds only what their patterns can't do
+/// without (an address; a word that conditions an instruction): their
+/// full patterns, with many bounded windows, would make the set's automaton
+/// too large to stay cached, and the set runs on every string.
 static SET: LazyLock<RegexSet> = LazyLock::new(|| {
     let mut all: Vec<String> = PATTERNS.iter().map(|p| compile(p.regex)).collect();
     all.extend([
-        exfil_source(),
+        EXFIL_TRIGGER.to_string(),
         tools_source(),
         ENCODED_SOURCE.to_string(),
-        cross_source(),
+        CROSS_TRIGGER.to_string(),
     ]);
     RegexSet::new(all).expect("the P patterns are valid")
 });
@@ -71,6 +74,14 @@ const EXFIL_HIT: usize = PATTERNS.len();
 const TOOLS_HIT: usize = PATTERNS.len() + 1;
 const ENCODED_HIT: usize = PATTERNS.len() + 2;
 const CROSS_HIT: usize = PATTERNS.len() + 3;
+
+/// An address of any kind P7 knows.
+const EXFIL_TRIGGER: &str =
+    r"(?-u)@[A-Za-z0-9]|https?://|\+\d{7}|\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b";
+
+/// A word every P13 pattern starts with.
+const CROSS_TRIGGER: &str =
+    r"(?i-u)\b(?:when|whenever|if|once|after|before|time|always|regardless|instead)\b";
 
 static REGEXES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     PATTERNS
