@@ -204,6 +204,8 @@ pub(crate) fn check(ctx: &Context, site: &Site<'_>, out: &mut Findings) {
     let norm = Normalized::new(site.text);
     let text: &str = &norm.text;
     let is_text = site.role == Role::Text;
+    let template =
+        ctx.format == Some(crate::model::Format::Prompt) && site.pointer() == "/model_prompt";
     let report = |out: &mut Findings,
                   rule: Rule,
                   severity: Severity,
@@ -223,6 +225,9 @@ pub(crate) fn check(ctx: &Context, site: &Site<'_>, out: &mut Findings) {
             Scope::Text => is_text,
             Scope::Parameter => is_text && site.is_parameter_text(),
         };
+        // A prompt template is text for a model by design: role labels
+        // (`SYSTEM:`, `ASSISTANT:`) are how such templates are written.
+        let applies = applies && !(p.rule == Rule::P10 && template);
         if !applies {
             continue;
         }
