@@ -198,12 +198,16 @@ impl Client {
     }
 
     /// What changed in the definition from version `from` to `to`.
+    /// The diff between two versions; its new findings are the flags and
+    /// blocks only (a note is nothing a project accepts).
     pub fn diff(&self, name: &str, from: &str, to: &str) -> Result<VersionDiff> {
-        self.get_json(
+        let mut d: VersionDiff = self.get_json(
             &format!("comparing {name} {from} with {to}"),
             &format!("/api/v1/tools/{}/diff", seg(name)),
             &[("from", from.to_string()), ("to", to.to_string())],
-        )
+        )?;
+        d.new_findings.retain(|f| !f.is_note());
+        Ok(d)
     }
 
     pub fn search(&self, query: &[(&str, String)]) -> Result<SearchAnswer> {

@@ -34,6 +34,10 @@ pub struct ToolToml {
     pub description: Option<String>,
     /// Authors, replacing the definition's.
     pub authors: Option<Vec<Author>>,
+    /// The call names of tools published together with this one (`toolreg
+    /// import` writes them for the tools of one `tools/list`): the lint
+    /// weighs a description naming one of them as a note, not a flag.
+    pub siblings: Option<Vec<String>>,
     /// Keys of `[tool]` that toolreg doesn't know (likely typos); [`crate::load`]
     /// warns about each.
     pub unknown_keys: Vec<String>,
@@ -49,7 +53,14 @@ pub const KNOWN_KEYS: &[&str] = &[
     "homepage",
     "description",
     "authors",
+    SIBLINGS_KEY,
 ];
+
+/// The `[tool]` key listing the tools published together with this one.
+pub const SIBLINGS_KEY: &str = "siblings";
+
+/// At most this many siblings may be listed.
+pub const MAX_SIBLINGS: usize = 1000;
 
 impl ToolToml {
     /// Parse `toolreg.toml` text. Returns the table (absent `[tool]` gives
@@ -81,6 +92,7 @@ impl ToolToml {
             homepage: string(tool, "homepage", &mut problems),
             description: string(tool, "description", &mut problems),
             authors: None,
+            siblings: None,
             unknown_keys: tool
                 .keys()
                 .filter(|k| !KNOWN_KEYS.contains(&k.as_str()))
@@ -118,6 +130,9 @@ impl ToolToml {
                     "must be an array of strings",
                 )),
             }
+        }
+        if let Some(v) = tool.get(SIBLINGS_KEY) {
+            out.siblings = siblings(v, &mut problems);
         }
         if let Some(v) = tool.get("authors") {
             match v.as_array() {
@@ -206,6 +221,43 @@ pub fn parse_author(s: &str) -> Author {
     }
 }
 
+/// `[tool] siblings`: an array of at most [`MAX_SIBLINGS`] call names.
+fn siblings(v: &toml::Value, problems: &mut Vec<Problem>) -> Option<Vec<String>> {
+    let Some(items) = v.as_array() else {
+        problems.push(Problem::new(
+            path("tool.siblings"),
+            "must be an array of tool call names",
+        ));
+        return None;
+    };
+    if items.len() > MAX_SIBLINGS {
+        problems.push(Problem::new(
+            path("tool.siblings"),
+            format!(
+                "lists {} tools; at most {MAX_SIBLINGS} may be listed",
+                items.len()
+            ),
+        ));
+        return None;
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let name = item.as_str().unwrap_or_default();
+        if crate::formats::is_call_name(name) {
+            out.push(name.to_string());
+        } else {
+            problems.push(
+                Problem::new(
+                    path(&format!("tool.siblings[{i}]")),
+                    "must be a tool call name (1–128 letters, digits, `_`, `.` and `-`)",
+                )
+                .with_fix("list the call names of the tools published together, e.g. `siblings = [\"read_file\", \"write_file\"]`"),
+            );
+        }
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,5 +299,15 @@ url = "http://x"
         assert_eq!(ToolToml::parse("").unwrap(), ToolToml::default());
         let t = ToolToml::parse("[tool]\nlicence = \"MIT\"\n").unwrap();
         assert_eq!(t.unknown_keys, vec!["licence"]);
+    }
+
+    #[test]
+    fn siblings_are_call_names() {
+        let m = ToolToml::parse("[tool]\nsiblings = [\"read_file\", \"git.push\"]\n").unwrap();
+        assert_eq!(m.siblings.unwrap(), ["read_file", "git.push"]);
+        let e = ToolToml::parse("[tool]\nsiblings = [\"a b\", 3]\n").unwrap_err();
+        assert_eq!(e[0].path, "toolreg.toml: tool.siblings[0]");
+        assert_eq!(e[1].path, "toolreg.toml: tool.siblings[1]");
+        assert!(ToolToml::parse("[tool]\nsiblings = \"read_file\"\n").is_err());
     }
 }

@@ -347,30 +347,24 @@ pub async fn lint(store: &StoreOptions, opts: &LintOptions) -> AppResult<ExitCod
     let limits = toolreg_core::bundle::Limits::default();
     let (mut after, mut scanned) = (0i64, 0usize);
     let mut changed: Vec<rescan::Rescan> = Vec::new();
+    // Sibling names by tool, read once per tool.
+    let mut siblings: std::collections::HashMap<i64, Vec<String>> = Default::default();
     loop {
         let batch = db.read(move |conn| rescan::batch(conn, after, 200)).await?;
         let Some(last) = batch.last() else { break };
         after = last.id;
         for v in batch {
             scanned += 1;
-            // The manifest file is kept only in the bundle.
-            let manifest = match blobs.read_bundle(&v.sha256).await {
-                Ok(Some(bytes)) => {
-                    toolreg_core::bundle::unpack(&bytes, &limits)
-                        .ok()
-                        .map(|files| {
-                            files
-                                .get(toolreg_core::manifest::FILE_NAME)
-                                .map(|raw| String::from_utf8_lossy(raw).into_owned())
-                        })
-                }
+            // The manifest and the other files are kept only in the bundle.
+            let bundle = match blobs.read_bundle(&v.sha256).await {
+                Ok(Some(bytes)) => toolreg_core::bundle::unpack(&bytes, &limits).ok(),
                 Ok(None) => None,
                 Err(e) => {
                     tracing::warn!(error = %e, tool = %v.tool, version = %v.version, "could not read the bundle");
                     None
                 }
             };
-            let mut r = match rescan::rescan(&v, manifest.as_ref().map(|m| m.as_deref())) {
+            let mut r = match rescan::rescan(&v, bundle.as_ref(), None) {
                 Ok(r) => r,
                 // One unreadable row does not stop the rescan of the others.
                 Err(e) => {
@@ -378,6 +372,27 @@ pub async fn lint(store: &StoreOptions, opts: &LintOptions) -> AppResult<ExitCod
                     continue;
                 }
             };
+            // Naming other tools: lint again knowing the tool's siblings.
+            if toolreg_core::lint::names_other_tools(&r.findings) {
+                let tool_id = v.tool_id;
+                let siblings = match siblings.get(&tool_id) {
+                    Some(names) => names.clone(),
+                    None => {
+                        let names = db
+                            .read(move |conn| crate::models::owner::sibling_names(conn, tool_id))
+                            .await?;
+                        siblings.insert(tool_id, names.clone());
+                        names
+                    }
+                };
+                match rescan::rescan(&v, bundle.as_ref(), Some(&siblings)) {
+                    Ok(again) => r = again,
+                    Err(e) => {
+                        eprintln!("{} {}: not rescanned: {e}", v.tool, v.version);
+                        continue;
+                    }
+                }
+            }
             if !r.changed() {
                 continue;
             }

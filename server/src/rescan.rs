@@ -4,10 +4,12 @@
 //! what is no longer found).
 //!
 //! Each version is linted as published: its definition as stored in
-//! `version_contents` and the `toolreg.toml` of its bundle (read from blob
-//! storage, the only place the manifest file is kept). When the bundle
-//! cannot be read the definition is linted alone and the stored
-//! `/toolreg.toml` findings are kept as they are.
+//! `version_contents`, and the `toolreg.toml` and every other text file of
+//! its bundle (read from blob storage, the only place they are kept). When
+//! the bundle cannot be read the definition is linted alone and the stored
+//! findings in `/toolreg.toml` and in other files are kept as they are. A
+//! definition naming other tools is linted again knowing its siblings (the
+//! tools sharing an owner with it), as at publish.
 //!
 //! With `--apply`, each version whose findings changed gets the new list
 //! stored, an audit entry (`findings_update`) and a change-log row, in one
@@ -21,7 +23,7 @@ use diesel::prelude::*;
 use serde::Serialize;
 use serde_json::json;
 use toolreg_core::lint::{self, Context, Finding};
-use toolreg_core::{Format, Tool};
+use toolreg_core::{Format, Tool, ToolFiles};
 
 use crate::db::DbConnection;
 use crate::error::{internal, AppResult};
@@ -87,8 +89,8 @@ pub struct Rescan {
     pub newly_flagged: Vec<Finding>,
     /// Stored findings the rules no longer report.
     pub no_longer_found: Vec<Finding>,
-    /// True when the bundle's `toolreg.toml` could not be read (only the
-    /// definition was linted).
+    /// True when the bundle could not be read (only the definition was
+    /// linted).
     pub manifest_unread: bool,
     /// Set by `--apply`: the version was quarantined for a block finding.
     pub quarantined: bool,
@@ -117,7 +119,7 @@ impl Rescan {
         let mut out = Vec::new();
         if self.manifest_unread {
             out.push(format!(
-                "{at}: its bundle's toolreg.toml could not be read; linted the definition only"
+                "{at}: its bundle could not be read; linted the definition only"
             ));
         }
         for f in self.newly_blocked.iter().chain(&self.newly_flagged) {
@@ -138,10 +140,14 @@ fn key(f: &Finding) -> (lint::Rule, &str, usize, usize) {
     (f.rule, f.pointer.as_str(), f.start, f.end)
 }
 
-/// Lint `v` again: its stored definition and `manifest_toml` (the bundle's
-/// `toolreg.toml`; `None` when it could not be read), against its stored
-/// findings.
-pub fn rescan(v: &StoredVersion, manifest_toml: Option<Option<&str>>) -> AppResult<Rescan> {
+/// Lint `v` again: its stored definition and the files of its `bundle`
+/// (`None` when it could not be read), knowing its `siblings` if given,
+/// against its stored findings.
+pub fn rescan(
+    v: &StoredVersion,
+    bundle: Option<&ToolFiles>,
+    siblings: Option<&[String]>,
+) -> AppResult<Rescan> {
     let stored: Vec<Finding> = serde_json::from_str(&v.findings).map_err(|e| {
         internal(format!(
             "stored findings of {} {} are not JSON: {e}",
@@ -155,13 +161,22 @@ pub fn rescan(v: &StoredVersion, manifest_toml: Option<Option<&str>>) -> AppResu
         ))
     })?;
     let doc = lint::parse_definition(v.format, v.definition.as_bytes());
-    let mut findings =
-        lint::check_parsed(&Context::of(&tool), doc.as_ref(), manifest_toml.flatten());
-    if manifest_toml.is_none() {
+    let mut ctx = Context::of(&tool);
+    if let Some(names) = siblings {
+        ctx.know_siblings(names.iter().map(String::as_str));
+    }
+    let mut findings = match bundle {
+        Some(files) => lint::check_directory(&ctx, doc.as_ref(), files),
+        None => lint::check_parsed(&ctx, doc.as_ref(), None),
+    };
+    if bundle.is_none() {
         findings.extend(
             stored
                 .iter()
-                .filter(|f| f.pointer.starts_with(MANIFEST_POINTER))
+                .filter(|f| {
+                    f.pointer.starts_with(MANIFEST_POINTER)
+                        || lint::files::is_file_pointer(&f.pointer)
+                })
                 .cloned(),
         );
     }
@@ -189,7 +204,7 @@ pub fn rescan(v: &StoredVersion, manifest_toml: Option<Option<&str>>) -> AppResu
             .filter(|f| !now.contains(&key(f)))
             .cloned()
             .collect(),
-        manifest_unread: manifest_toml.is_none(),
+        manifest_unread: bundle.is_none(),
         quarantined: false,
         findings,
     })

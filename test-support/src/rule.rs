@@ -39,3 +39,15 @@ pub fn corpus() -> Option<PathBuf> {
     }
     unavailable(format!("the corpus is not at {}", dir.display()))
 }
+
+/// The lint benchmark's data set of real poisoned and ordinary tool
+/// definitions (`lint-bench/` beside the corpus), or `None` under the
+/// [`unavailable`] rule.
+#[track_caller]
+pub fn lint_bench() -> Option<PathBuf> {
+    let dir = workspace_root().join("../shared/lint-bench");
+    if dir.join("README.md").is_file() && dir.join("poisoned").is_dir() {
+        return Some(dir);
+    }
+    unavailable(format!("the lint-bench data is not at {}", dir.display()))
+}

@@ -52,7 +52,13 @@ pub fn describe(f: &Finding) -> String {
     } else {
         &f.pointer
     };
-    format!("{} at {at}: {} `{}`", f.rule, f.rule.meaning(), f.excerpt)
+    let note = if f.is_note() { " (note)" } else { "" };
+    format!(
+        "{}{note} at {at}: {} `{}`",
+        f.rule,
+        f.rule.meaning(),
+        f.excerpt
+    )
 }
 
 /// The refusal of `name` `version` for its `findings` whose rules are not in `accepted`.

@@ -34,12 +34,14 @@ pub struct View {
 }
 
 /// The version JSON of `name` `version` as a [`View`]; `None` when the
-/// registry has no such document (it claims nothing about it then).
+/// registry has no such document (it claims nothing about it then). Its
+/// findings are the flags and blocks only: a note is nothing a project
+/// accepts.
 pub fn view(client: &Client, name: &str, version: &str) -> Result<Option<View>> {
     match client.version(name, version) {
         Ok(v) => Ok(Some(View {
             withheld: Withheld::of(&v),
-            findings: v.findings,
+            findings: v.findings.into_iter().filter(|f| !f.is_note()).collect(),
             provenance: v.provenance,
             definition_sha256: v.definition_sha256,
         })),

@@ -19,10 +19,22 @@ pub fn run(ctx: &Context, file: &Path, out: Option<&Path>) -> Result<i32> {
         _ => Error::io("could not read", &file, e),
     })?;
     let what = file.display().to_string();
-    let doc: Value = serde_json::from_slice(&text).map_err(|e| Error::Invalid {
-        what: what.clone(),
-        problems: vec![Problem::new("", format!("not valid JSON: {e}"))],
-    })?;
+    // Read as a definition is read: a key repeated in one object is
+    // refused with its pointer (one of its values would be lost).
+    let parsed = std::str::from_utf8(&text)
+        .map_err(|e| e.to_string())
+        .and_then(toolreg_core::formats::document::json)
+        .map_err(|e| Error::Invalid {
+            what: what.clone(),
+            problems: vec![Problem::new("", format!("not valid JSON: {e}"))],
+        })?;
+    if !parsed.key_problems.is_empty() {
+        return Err(Error::Invalid {
+            what,
+            problems: parsed.key_problems,
+        });
+    }
+    let doc = parsed.value;
     let tools = tools_of(&doc).ok_or_else(|| Error::Invalid {
         what: what.clone(),
         problems: vec![Problem::new(
@@ -60,7 +72,11 @@ pub fn run(ctx: &Context, file: &Path, out: Option<&Path>) -> Result<i32> {
         files.insert("tool.json", body);
         files.insert(
             "toolreg.toml",
-            format!("# Imported from {} by toolreg import.\n[tool]\nname = \"{dir_name}\"\nversion = \"0.1.0\"\n", file_name(&file)),
+            format!(
+                "# Imported from {} by toolreg import.\n[tool]\nname = \"{dir_name}\"\nversion = \"0.1.0\"\n{}",
+                file_name(&file),
+                siblings_line(tools, call)
+            ),
         );
         match load_tool(&dir_name, &files) {
             Ok(_) => planned.push((dir_name, files)),
@@ -114,6 +130,24 @@ pub fn run(ctx: &Context, file: &Path, out: Option<&Path>) -> Result<i32> {
         );
     }
     Ok(0)
+}
+
+/// `siblings = [...]`: the call names of the other tools of the same
+/// tools/list, so that the lint weighs a description naming one of them as
+/// a note (the registry can't check the claim), not a flag.
+fn siblings_line(tools: &[Value], own: &str) -> String {
+    let names: Vec<String> = tools
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .filter(|n| *n != own && toolreg_core::formats::is_call_name(n))
+        .take(toolreg_core::manifest::MAX_SIBLINGS)
+        .map(|n| format!("\"{n}\""))
+        .collect();
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!("siblings = [{}]\n", names.join(", "))
+    }
 }
 
 fn file_name(p: &Path) -> String {

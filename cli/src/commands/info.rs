@@ -70,16 +70,28 @@ fn findings_json(findings: &[Finding]) -> Value {
         .collect()
 }
 
-/// `3 (P3, P4)`, or `none`.
+/// `3 (P3, P4)`, or `none`; then how many notes (`; 1 note (P6)`): notes
+/// are not flags.
 fn findings_summary(findings: &[Finding]) -> String {
-    if findings.is_empty() {
-        return "none".to_string();
+    let (notes, flags): (Vec<Finding>, Vec<Finding>) =
+        findings.iter().cloned().partition(Finding::is_note);
+    let rules = |fs: &[Finding]| {
+        findings::rules_of(fs)
+            .into_iter()
+            .map(|r| r.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out = if flags.is_empty() {
+        "none".to_string()
+    } else {
+        format!("{} ({})", flags.len(), rules(&flags))
+    };
+    if !notes.is_empty() {
+        let noun = if notes.len() == 1 { "note" } else { "notes" };
+        out.push_str(&format!("; {} {noun} ({})", notes.len(), rules(&notes)));
     }
-    let rules: Vec<&str> = findings::rules_of(findings)
-        .into_iter()
-        .map(|r| r.as_str())
-        .collect();
-    format!("{} ({})", findings.len(), rules.join(", "))
+    out
 }
 
 /// One indented line per finding: rule, meaning, pointer, excerpt (cleaned).
@@ -383,6 +395,24 @@ mod tests {
         assert_eq!(json[1]["rule"], "P3");
         assert_eq!(json[1]["meaning"], toolreg_core::lint::Rule::P3.meaning());
         assert!(render_latest_findings(&v).contains("findings of 1.0.0: 2 (P3, P4)"));
+        // A note is shown, marked, and not counted with the flags.
+        v.findings.push(toolreg_core::lint::Finding {
+            rule: toolreg_core::lint::Rule::P6,
+            severity: toolreg_core::lint::Severity::Note,
+            pointer: "/description".into(),
+            start: 0,
+            end: 9,
+            excerpt: "read_file".into(),
+            message: "names another tool".into(),
+        });
+        let text = render_version(&v);
+        assert!(
+            text.contains("findings   2 (P3, P4); 1 note (P6)"),
+            "{text}"
+        );
+        assert!(text.contains("P6 (note) at /description"), "{text}");
+        v.findings.retain(|f| f.is_note());
+        assert!(render_version(&v).contains("findings   none; 1 note (P6)"));
         v.findings.clear();
         assert_eq!(render_latest_findings(&v), "");
     }

@@ -71,6 +71,10 @@ const HTTP_METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD",
 
 fn yaml_options() -> serde_saphyr::Options {
     serde_saphyr::options! {
+        // Repeated keys and merge keys reach the reader, which names each
+        // one (see `document`): YAML's own refusal names only a line.
+        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::PassThrough,
+        merge_keys: serde_saphyr::MergeKeyPolicy::AsOrdinary,
         budget: serde_saphyr::budget! {
             max_events: 200_000,
             max_aliases: 1_000,
@@ -86,16 +90,22 @@ fn yaml_options() -> serde_saphyr::Options {
     }
 }
 
-/// Parse Matimo YAML text into a JSON value, under the budget.
+/// Parse Matimo YAML text into a JSON value, under the budget. Repeated
+/// keys and merge keys are not refused here (the later value wins; `<<` is
+/// an ordinary key): [`parse`] refuses them.
 pub fn parse_yaml(text: &str) -> Result<Value, String> {
-    serde_saphyr::from_str_with_options::<Value>(text, yaml_options()).map_err(|e| e.to_string())
+    super::document::yaml(text, yaml_options()).map(|d| d.value)
 }
 
 /// Read a Matimo definition. `None` if it can't be read as a tool at all
 /// (the reason is in `report`).
 pub(crate) fn parse(text: &str, files: &ToolFiles, report: &mut Report) -> Option<Draft> {
-    let doc = match parse_yaml(text) {
-        Ok(v) => v,
+    let doc = match super::document::yaml(text, yaml_options()) {
+        Ok(d) if !d.key_problems.is_empty() => {
+            report.extend(d.key_problems);
+            return None;
+        }
+        Ok(d) => d.value,
         Err(e) => {
             let first = e.lines().next().unwrap_or("").to_string();
             let problem = if first.contains("budget breached") {

@@ -38,16 +38,7 @@ pub fn tools_list_len(doc: &Value) -> Option<usize> {
 }
 
 pub(crate) fn parse(text: &str, report: &mut Report) -> Option<Draft> {
-    let doc: Value = match serde_json::from_str(text) {
-        Ok(v) => v,
-        Err(e) => {
-            report.error(Problem::new(
-                "",
-                format!("tool.json is not valid JSON: {e}"),
-            ));
-            return None;
-        }
-    };
+    let doc = super::read_json("tool.json", text, report)?;
     if let Some(n) = tools_list_len(&doc) {
         let tools = if n == 1 { "tool" } else { "tools" };
         report.error(

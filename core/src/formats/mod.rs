@@ -8,6 +8,7 @@
 //! `toolreg.toml`, checks the name and version, and returns the tool or
 //! every problem at once.
 
+pub mod document;
 pub mod matimo;
 pub mod mcp;
 pub mod prompt;
@@ -158,6 +159,23 @@ pub(crate) fn opt_string(v: Option<&Value>) -> Option<String> {
     }
 }
 
+/// Read a JSON definition file's text into its value, or `None` with the
+/// reason in `report`: not JSON, or a key repeated in one object (each
+/// named by its JSON pointer, see [`document`]).
+pub(crate) fn read_json(file: &str, text: &str, report: &mut Report) -> Option<Value> {
+    match document::json(text) {
+        Err(e) => {
+            report.error(Problem::new("", format!("{file} is not valid JSON: {e}")));
+            None
+        }
+        Ok(doc) if !doc.key_problems.is_empty() => {
+            report.extend(doc.key_problems);
+            None
+        }
+        Ok(doc) => Some(doc.value),
+    }
+}
+
 /// Every definition file name of every format, in detection order.
 pub fn definition_file_names() -> Vec<&'static str> {
     Format::ALL
@@ -267,12 +285,10 @@ pub fn load(files: &ToolFiles) -> Result<Loaded, Error> {
     let tool = finish(format, file, bytes, draft, manifest.as_ref(), &mut report);
     match tool {
         Some(tool) if report.problems.is_empty() => {
-            // The lint reads the document already parsed above.
-            let manifest_text = files
-                .get(manifest::FILE_NAME)
-                .and_then(|raw| std::str::from_utf8(raw).ok());
+            // The lint reads the document already parsed above, and every
+            // other text file raw.
             let findings =
-                lint::check_parsed(&lint::Context::of(&tool), document.as_ref(), manifest_text);
+                lint::check_directory(&lint::Context::of(&tool), document.as_ref(), files);
             Ok(Loaded {
                 tool,
                 warnings: report.warnings,
@@ -455,15 +471,19 @@ fn name_fix(suggestion: &str) -> String {
     format!("set `[tool].name` in toolreg.toml to a lowercase kebab-case name, e.g. `name = \"{suggestion}\"`")
 }
 
-/// Check a call name (what an agent calls): 1–128 of `A-Za-z0-9_.-` (the
-/// MCP rule, which the other formats' names also follow).
-pub(crate) fn check_call_name(path: &str, call_name: &str, report: &mut Report) {
-    let ok = !call_name.is_empty()
+/// True for a valid call name: 1–128 of `A-Za-z0-9_.-`.
+pub fn is_call_name(call_name: &str) -> bool {
+    !call_name.is_empty()
         && call_name.len() <= 128
         && call_name
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
-    if !ok {
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+/// Check a call name (what an agent calls): 1–128 of `A-Za-z0-9_.-` (the
+/// MCP rule, which the other formats' names also follow).
+pub(crate) fn check_call_name(path: &str, call_name: &str, report: &mut Report) {
+    if !is_call_name(call_name) {
         report.error(
             Problem::new(path, format!("`{call_name}` is not a valid tool call name"))
                 .with_fix("use 1–128 characters of letters, digits, `_`, `.` and `-`"),

@@ -34,16 +34,7 @@ const KNOWN_METADATA_KEYS: &[&str] = &[
 pub const VARIABLE_TYPES: &[&str] = &["text", "single-select", "multi-select"];
 
 pub(crate) fn parse(text: &str, report: &mut Report) -> Option<Draft> {
-    let doc: Value = match serde_json::from_str(text) {
-        Ok(v) => v,
-        Err(e) => {
-            report.error(Problem::new(
-                "",
-                format!("prompt.json is not valid JSON: {e}"),
-            ));
-            return None;
-        }
-    };
+    let doc = super::read_json("prompt.json", text, report)?;
     let Value::Object(doc) = doc else {
         report.error(Problem::new(
             "",

@@ -41,16 +41,7 @@ const KNOWN_KEYS: &[&str] = &[
 const EXECUTION_KEYS: &[&str] = &["runner", "operating_system", "tool_set", "tool_type"];
 
 pub(crate) fn parse(text: &str, files: &ToolFiles, report: &mut Report) -> Option<Draft> {
-    let doc: Value = match serde_json::from_str(text) {
-        Ok(v) => v,
-        Err(e) => {
-            report.error(Problem::new(
-                "",
-                format!("metadata.json is not valid JSON: {e}"),
-            ));
-            return None;
-        }
-    };
+    let doc = super::read_json("metadata.json", text, report)?;
     let Value::Object(doc) = doc else {
         report.error(Problem::new(
             "",

@@ -6,28 +6,51 @@
 //! descriptions, property names, enum values, defaults, examples, headers,
 //! prompt text. [`check`] walks every one of them at any depth, in the
 //! definition as published (a Matimo YAML file in its JSON form) and in
-//! `toolreg.toml` (under the pointer prefix `/toolreg.toml`), and returns a
-//! [`Finding`] for each hit of a [`Rule`]:
+//! `toolreg.toml` (under the pointer prefix `/toolreg.toml`), reads every
+//! other text file of the tool directory for live credentials ([`files`]),
+//! and returns a [`Finding`] for each hit of a [`Rule`]. A finding has one
+//! of three severities:
 //!
-//! * `U1`–`U5` (in [`unicode`]) and `S1` (in [`secrets`]) **block**: such a
-//!   version is refused at publish.
-//! * `P1`–`P9` (in [`prose`]) **flag**: the version publishes and carries
-//!   the findings, and consumers decide.
+//! * **block**: `U1`–`U5` (in [`unicode`]), `S1` (in [`secrets`]), a strong
+//!   combination (`C1`) and too many findings (`X1`). Such a version is
+//!   refused at publish, and quarantined by a rescan.
+//! * **flag**: `P1`–`P15` (in [`prose`]). The version publishes and carries
+//!   the findings; consumers decide whether to accept them.
+//! * **note**: what is only a warning sign where the registry can't tell
+//!   more — a description naming another tool when the tool's siblings are
+//!   unknown (see [`Context::siblings`]). Shown, never refused, and no
+//!   consumer has to accept it.
+//!
+//! Every string is read whatever was found before it: block rules are
+//! evaluated over all of a definition, and only what is kept is capped
+//! ([`MAX_FINDINGS`], then one `X1` finding saying how many more there
+//! are). Signs of different kinds ([`Sign`]) add up: two kinds give a `C1`
+//! flag, three or more a `C1` block ([`grade`]).
 //!
 //! `U4` blocks in identifiers (the call name, property names, enum values,
 //! object keys) and flags in prose. Which strings are identifiers is
 //! decided by their position in the document (the `walk` module).
 //!
-//! Each finding names an RFC 6901 pointer to the string, the character
-//! offsets of the hit inside it, and an excerpt in which invisible
-//! characters are shown as `\u{…}` escapes. Patterns run on NFKC-normalized
-//! text with bounded windows, never an unbounded `.*` over a description.
+//! Each finding names an RFC 6901 pointer to the string (for a raw text
+//! file, `/<file>:<line>`), the character offsets of the hit inside it, and
+//! an excerpt in which invisible characters are shown as `\u{…}` escapes.
+//! Patterns run on NFKC-normalized text with bounded windows, never an
+//! unbounded `.*` over a description.
 
+mod collect;
+mod crosstool;
+pub mod files;
+pub mod grade;
+mod params;
+mod patterns;
 pub mod prose;
+mod rule;
 pub mod secrets;
 pub mod text;
 pub mod unicode;
-mod walk;
+pub(crate) mod walk;
+
+pub use rule::{Rule, Sign};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -38,125 +61,13 @@ use crate::model::{Format, Tool};
 
 /// At most this many findings of one rule are reported for one string.
 pub const MAX_PER_STRING: usize = 3;
-/// At most this many findings are reported for one tool (a hostile
-/// definition could otherwise produce one per character).
+/// At most this many findings are kept for one tool (a hostile definition
+/// could otherwise produce one per character). Every string is still read:
+/// blocks are kept first, and one `X1` block finding says how many more
+/// there were. A definition with more findings than this is refused:
+/// no ordinary tool comes near it, and one that does would bury what
+/// matters under the rest.
 pub const MAX_FINDINGS: usize = 200;
-
-/// A lint rule, by its id (`U1`, `S1`, `P3`, ...).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Rule {
-    /// Unicode tag characters (U+E0000–U+E007F): hidden text.
-    U1,
-    /// Bidirectional control characters.
-    U2,
-    /// Control characters other than tab, LF and CR (ANSI escapes, ...).
-    U3,
-    /// Zero-width and invisible characters.
-    U4,
-    /// Identifiers that mix scripts or hold confusable characters (TR39).
-    U5,
-    /// A live credential.
-    S1,
-    /// Instruction tags (`<IMPORTANT>`, `<SYSTEM>`, `[INST]`, ...).
-    P1,
-    /// Instruction overrides ("ignore previous instructions", ...).
-    P2,
-    /// Concealment from the user ("do not tell the user", ...).
-    P3,
-    /// Sensitive paths and files (`~/.ssh`, `mcp.json`, ...).
-    P4,
-    /// Precedence hijack ("before using any tool", ...).
-    P5,
-    /// Another tool named in a description (shadowing).
-    P6,
-    /// Exfiltration: an address near send/upload/forward/BCC.
-    P7,
-    /// Suspicious parameter names (sentence-like or hidden channels).
-    P8,
-    /// Encoded payloads in prose (long base64/hex runs, `eval(`, ...).
-    P9,
-}
-
-impl Rule {
-    /// Every rule, in table order.
-    pub const ALL: [Rule; 15] = [
-        Rule::U1,
-        Rule::U2,
-        Rule::U3,
-        Rule::U4,
-        Rule::U5,
-        Rule::S1,
-        Rule::P1,
-        Rule::P2,
-        Rule::P3,
-        Rule::P4,
-        Rule::P5,
-        Rule::P6,
-        Rule::P7,
-        Rule::P8,
-        Rule::P9,
-    ];
-
-    /// The rule id (`U1`, `S1`, `P3`, ...).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Rule::U1 => "U1",
-            Rule::U2 => "U2",
-            Rule::U3 => "U3",
-            Rule::U4 => "U4",
-            Rule::U5 => "U5",
-            Rule::S1 => "S1",
-            Rule::P1 => "P1",
-            Rule::P2 => "P2",
-            Rule::P3 => "P3",
-            Rule::P4 => "P4",
-            Rule::P5 => "P5",
-            Rule::P6 => "P6",
-            Rule::P7 => "P7",
-            Rule::P8 => "P8",
-            Rule::P9 => "P9",
-        }
-    }
-
-    /// What a hit of the rule means, in plain words: one sentence for
-    /// people reading findings (the web findings panel, `toolreg info`,
-    /// refusals of `toolreg add`).
-    pub fn meaning(self) -> &'static str {
-        match self {
-            Rule::U1 => "The text hides a message in invisible Unicode tag characters, which a model reads but a person does not see.",
-            Rule::U2 => "The text holds bidirectional control characters, which make it display in a different order than a model reads it.",
-            Rule::U3 => "The text holds control characters, such as terminal escape sequences, that can hide or rewrite what is shown.",
-            Rule::U4 => "The text holds zero-width or invisible characters, which can disguise words or names.",
-            Rule::U5 => "A name mixes writing systems or uses look-alike characters, so it can impersonate another name.",
-            Rule::S1 => "The definition contains what looks like a live credential, exposed to everyone who downloads it.",
-            Rule::P1 => "The text uses tags such as <IMPORTANT> or <SYSTEM> that address instructions to the model rather than describe the tool.",
-            Rule::P2 => "The text tries to override the agent's own instructions.",
-            Rule::P3 => "The text tells the model to hide something from the user.",
-            Rule::P4 => "The text mentions sensitive files, such as SSH keys, cloud credentials or agent configuration.",
-            Rule::P5 => "The text tries to make the model call this tool first or before other tools.",
-            Rule::P6 => "A description names another tool, which can change how the agent uses that tool (shadowing).",
-            Rule::P7 => "An address appears next to words like send, upload or forward, which can route data to someone else (exfiltration).",
-            Rule::P8 => "A parameter name reads like a sentence or a hidden channel, a place for the model to put data the user does not see.",
-            Rule::P9 => "The text carries an encoded payload or code evaluation, which a person cannot read at a glance.",
-        }
-    }
-}
-
-impl std::fmt::Display for Rule {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for Rule {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Rule::ALL
-            .into_iter()
-            .find(|r| r.as_str().eq_ignore_ascii_case(s))
-            .ok_or_else(|| format!("unknown lint rule `{s}` (expected U1–U5, S1 or P1–P9)"))
-    }
-}
 
 /// What a finding does to a publish.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -164,16 +75,20 @@ impl std::str::FromStr for Rule {
 pub enum Severity {
     /// Refused at publish.
     Block,
-    /// Published, and carried by the version.
+    /// Published, and carried by the version; consumers decide.
     Flag,
+    /// Shown with the version, but neither refused nor counted as flagged:
+    /// a sign the registry can't judge without context it lacks.
+    Note,
 }
 
 impl Severity {
-    /// `block` or `flag`.
+    /// `block`, `flag` or `note`.
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Block => "block",
             Severity::Flag => "flag",
+            Severity::Note => "note",
         }
     }
 }
@@ -189,7 +104,7 @@ impl std::fmt::Display for Severity {
 pub struct Finding {
     /// The rule hit.
     pub rule: Rule,
-    /// Block or flag.
+    /// Block, flag or note.
     pub severity: Severity,
     /// RFC 6901 pointer to the string in the definition as published
     /// (`/toolreg.toml/...` for the manifest). For an object key it points
@@ -212,6 +127,11 @@ impl Finding {
         self.severity == Severity::Block
     }
 
+    /// True for a note: shown, but not a flag a consumer has to accept.
+    pub fn is_note(&self) -> bool {
+        self.severity == Severity::Note
+    }
+
     /// The finding as a validation [`Problem`] at its pointer: the message
     /// names the rule and the excerpt.
     pub fn to_problem(&self) -> Problem {
@@ -222,7 +142,7 @@ impl Finding {
                 self.rule, self.severity, self.message, self.excerpt
             ),
         )
-        .with_fix(fix(self.rule))
+        .with_fix(self.rule.fix())
     }
 }
 
@@ -238,20 +158,6 @@ impl std::fmt::Display for Finding {
             "{} {} {at} [{}..{}]: {} — `{}`",
             self.severity, self.rule, self.start, self.end, self.message, self.excerpt
         )
-    }
-}
-
-/// How to fix a hit of `rule`.
-fn fix(rule: Rule) -> &'static str {
-    match rule {
-        Rule::U1 | Rule::U2 | Rule::U3 | Rule::U4 => {
-            "remove the invisible characters; definitions are plain text"
-        }
-        Rule::U5 => "write the name in one script without look-alike characters",
-        Rule::S1 => {
-            "remove the credential (and revoke it: it was exposed); use a placeholder such as `${API_KEY}`"
-        }
-        _ => "reword the text so it only describes what the tool does",
     }
 }
 
@@ -288,10 +194,30 @@ pub struct Context {
     /// Hosts the definition declares as its own (execution URL, homepage,
     /// repository): sending to them is not exfiltration.
     pub own_hosts: Vec<String>,
+    /// The tool's siblings as the registry knows them — the same owners'
+    /// other tools — normalized; `None` where they can't be known (a
+    /// definition linted on its own, as `toolreg validate` does).
+    ///
+    /// A description naming a sibling is ordinary (a server's tools
+    /// describe each other). Naming another tool is a flag when the
+    /// siblings are known, and a note when they are not, or when the
+    /// named tool is only declared a sibling by `toolreg.toml`
+    /// (`[tool] siblings`, which `toolreg import` writes for the tools of
+    /// one `tools/list`): the publisher says so, the registry can't check.
+    pub siblings: Option<Vec<String>>,
+    /// Siblings declared by the tool's `toolreg.toml`, normalized.
+    pub declared_siblings: Vec<String>,
+    /// The tool's own parameter names, normalized: a description naming
+    /// one is not naming another tool.
+    pub parameters: Vec<String>,
+    /// The tool is itself about language models (its name, title or
+    /// description speaks of a model, a prompt, a chat): passing on a
+    /// system prompt or a conversation may be its task.
+    pub about_models: bool,
 }
 
 impl Context {
-    /// The context of a loaded tool.
+    /// The context of a loaded tool (siblings unknown).
     pub fn of(tool: &Tool) -> Self {
         let mut own_hosts = Vec::new();
         for url in [tool.homepage.as_deref(), tool.repository.as_deref()]
@@ -308,8 +234,96 @@ impl Context {
                 prose::normalize_tool_name(&tool.registry_name),
             ],
             own_hosts,
+            siblings: None,
+            declared_siblings: Vec::new(),
+            parameters: tool
+                .parameters
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|props| {
+                    props
+                        .keys()
+                        .map(|k| prose::normalize_tool_name(k))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            about_models: about_models(tool),
         }
     }
+
+    /// Know the tool's siblings: call or registry names of the same
+    /// owners' other tools (any spelling: `send-email`, `send_email`,
+    /// `sendEmail`).
+    pub fn know_siblings<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) {
+        let mut list: Vec<String> = names
+            .into_iter()
+            .map(prose::normalize_tool_name)
+            .filter(|n| !n.is_empty())
+            .collect();
+        list.sort();
+        list.dedup();
+        self.siblings = Some(list);
+    }
+
+    /// How naming the tool `name` (normalized) counts: `None` when it is
+    /// the tool itself or a known sibling, a note where that can't be
+    /// told, a flag for a tool the owners don't have.
+    pub(crate) fn naming(&self, name: &str) -> Option<Severity> {
+        if self
+            .own_names
+            .iter()
+            .any(|own| own == name || own.contains(name))
+        {
+            return None;
+        }
+        match &self.siblings {
+            Some(known) if known.binary_search_by(|k| k.as_str().cmp(name)).is_ok() => None,
+            _ if self.declared_siblings.iter().any(|d| d == name) => Some(Severity::Note),
+            Some(_) => Some(Severity::Flag),
+            None => Some(Severity::Note),
+        }
+    }
+}
+
+/// True if the tool's call name, title or description speaks of language
+/// models.
+fn about_models(tool: &Tool) -> bool {
+    const WORDS: &[&str] = &[
+        "llm",
+        "llms",
+        "model",
+        "models",
+        "gpt",
+        "openai",
+        "anthropic",
+        "claude",
+        "gemini",
+        "ollama",
+        "chat",
+        "chatbot",
+        "completion",
+        "completions",
+        "prompt",
+        "prompts",
+        "assistant",
+        "assistants",
+        "conversation",
+        "conversations",
+        "ai",
+        "agent",
+        "agents",
+    ];
+    let words = |s: &str| {
+        prose::normalize_tool_name(s)
+            .split('_')
+            .any(|w| WORDS.contains(&w))
+    };
+    let first = tool
+        .description
+        .split(['.', '\n'])
+        .next()
+        .unwrap_or_default();
+    words(&tool.call_name) || tool.title.as_deref().is_some_and(words) || words(first)
 }
 
 /// Hosts of every URL-valued `url`/`endpoint`/`base_url` field in `v`.
@@ -332,70 +346,101 @@ fn collect_hosts(v: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// Collects findings, applying the per-string and per-tool caps.
-#[derive(Debug, Default)]
-pub(crate) struct Findings {
-    list: Vec<Finding>,
-    /// Findings of each rule in the current string.
-    in_string: [usize; Rule::ALL.len()],
-}
-
-impl Findings {
-    /// Start counting for the next string.
-    pub fn begin_string(&mut self) {
-        self.in_string = [0; Rule::ALL.len()];
-    }
-
-    /// True if a finding of `rule` in the current string would be taken.
-    pub fn accepts(&self, rule: Rule) -> bool {
-        self.list.len() < MAX_FINDINGS && self.in_string[rule as usize] < MAX_PER_STRING
-    }
-
-    /// Add a finding in the current string unless a cap is reached.
-    pub fn push(&mut self, f: Finding) {
-        if self.accepts(f.rule) {
-            self.in_string[f.rule as usize] += 1;
-            self.list.push(f);
-        }
-    }
-
-    /// True when no more findings will be taken.
-    pub fn full(&self) -> bool {
-        self.list.len() >= MAX_FINDINGS
-    }
-
-    /// The findings, in document order (blocks and flags mixed).
-    pub fn into_vec(self) -> Vec<Finding> {
-        self.list
-    }
-}
-
 /// Lint a loaded tool: every string of its definition as published
-/// (`tool.original`) and of `toolreg.toml` in `files`, if any.
+/// (`tool.original`, parsed again) and of `toolreg.toml` in `files`, and
+/// every other text file of `files` for live credentials.
 ///
 /// A definition or manifest that does not parse gives no findings (loading
 /// it reports why).
 pub fn check(tool: &Tool, files: &ToolFiles) -> Vec<Finding> {
     let doc = parse_definition(tool.format, &tool.original);
+    check_directory(&Context::of(tool), doc.as_ref(), files)
+}
+
+/// Lint a loaded tool as [`check`] does, knowing its siblings: the names
+/// of the same owners' other tools ([`Context::know_siblings`]). The
+/// registry does this at publish and rescan for a definition whose
+/// findings [name other tools](names_other_tools).
+pub fn check_knowing_siblings<'a>(
+    tool: &Tool,
+    files: &ToolFiles,
+    siblings: impl IntoIterator<Item = &'a str>,
+) -> Vec<Finding> {
+    let mut ctx = Context::of(tool);
+    ctx.know_siblings(siblings);
+    let doc = parse_definition(tool.format, &tool.original);
+    check_directory(&ctx, doc.as_ref(), files)
+}
+
+/// Lint an already parsed definition document (in its JSON form), the
+/// `toolreg.toml` of `files`, and every other text file of `files` raw for
+/// live credentials: what [`crate::load`] runs.
+pub fn check_directory(ctx: &Context, doc: Option<&Value>, files: &ToolFiles) -> Vec<Finding> {
     let manifest = files
         .get(crate::manifest::FILE_NAME)
         .and_then(|raw| std::str::from_utf8(raw).ok());
-    check_parsed(&Context::of(tool), doc.as_ref(), manifest)
+    run(ctx, doc, manifest, Some(files))
 }
 
 /// Lint an already parsed definition document (in its JSON form) and the
-/// text of `toolreg.toml`.
+/// text of `toolreg.toml`, without other files.
 pub fn check_parsed(ctx: &Context, doc: Option<&Value>, manifest: Option<&str>) -> Vec<Finding> {
-    let mut out = Findings::default();
+    run(ctx, doc, manifest, None)
+}
+
+fn run(
+    ctx: &Context,
+    doc: Option<&Value>,
+    manifest: Option<&str>,
+    files: Option<&ToolFiles>,
+) -> Vec<Finding> {
+    let table = manifest.and_then(|text| text.parse::<toml::Table>().ok());
+    let declared = table.as_ref().map(declared_siblings).unwrap_or_default();
+    let with_declared;
+    let ctx = if declared.is_empty() {
+        ctx
+    } else {
+        let mut c = ctx.clone();
+        c.declared_siblings = declared;
+        with_declared = c;
+        &with_declared
+    };
+    let mut out = collect::Findings::default();
     if let Some(doc) = doc {
         walk::walk_document(ctx, doc, &mut out);
     }
-    if let Some(text) = manifest {
-        if let Ok(table) = text.parse::<toml::Table>() {
-            walk::walk_manifest(ctx, &table, &mut out);
-        }
+    if let Some(table) = &table {
+        walk::walk_manifest(ctx, table, &mut out);
     }
-    out.into_vec()
+    if let Some(files) = files {
+        files::check(doc, files, &mut out);
+    }
+    out.finish()
+}
+
+/// The `[tool] siblings` of a `toolreg.toml`, normalized.
+fn declared_siblings(table: &toml::Table) -> Vec<String> {
+    table
+        .get("tool")
+        .and_then(|t| t.get(crate::manifest::SIBLINGS_KEY))
+        .and_then(toml::Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(toml::Value::as_str)
+                .map(prose::normalize_tool_name)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// True if `findings` name other tools, so the registry should tell the
+/// lint the tool's siblings ([`Context::know_siblings`]) and lint again:
+/// what such a finding weighs depends on them.
+pub fn names_other_tools(findings: &[Finding]) -> bool {
+    findings
+        .iter()
+        .any(|f| matches!(f.rule, Rule::P6 | Rule::P13) && f.is_note())
 }
 
 /// The definition bytes in their JSON form: JSON as is, Matimo YAML converted.

@@ -23,9 +23,10 @@ use std::sync::LazyLock;
 
 use regex::bytes::{Regex, RegexSet};
 
+use super::collect::Findings;
 use super::text::{char_index, entropy};
 use super::walk::Site;
-use super::{Findings, Rule, Severity};
+use super::{Rule, Severity};
 
 /// One credential format: what it is, and the pattern of the token. The
 /// `secret` capture group, when present, is the random part whose entropy
@@ -174,35 +175,56 @@ pub fn is_placeholder(s: &str) -> bool {
     PLACEHOLDER.is_match(s.as_bytes())
 }
 
+/// A credential with a known format found in a text: its byte range and
+/// what it is.
+pub(crate) struct Token {
+    pub start: usize,
+    pub end: usize,
+    pub what: &'static str,
+}
+
+/// Every credential of a known format in `text` (placeholders and
+/// non-random values left out).
+pub(crate) fn tokens(text: &str) -> Vec<Token> {
+    let mut out = Vec::new();
+    if text.len() < 16 {
+        return out;
+    }
+    for idx in SET.matches(text.as_bytes()).iter() {
+        for caps in REGEXES[idx].captures_iter(text.as_bytes()) {
+            let Some(whole) = caps.get(0) else { continue };
+            let hit = String::from_utf8_lossy(whole.as_bytes());
+            let random = caps
+                .name("secret")
+                .map_or(hit.clone(), |m| String::from_utf8_lossy(m.as_bytes()));
+            if is_placeholder(&hit) || (caps.name("secret").is_some() && !looks_random(&random)) {
+                continue;
+            }
+            out.push(Token {
+                start: whole.start(),
+                end: whole.end(),
+                what: FORMATS[idx].what,
+            });
+        }
+    }
+    out
+}
+
 /// Run `S1` on one string; true if it holds a credential.
 pub(crate) fn check(site: &Site<'_>, out: &mut Findings) -> bool {
     let s = site.text;
     let mut found = false;
-    if s.len() >= 16 {
-        for idx in SET.matches(s.as_bytes()).iter() {
-            for caps in REGEXES[idx].captures_iter(s.as_bytes()) {
-                let whole = caps.get(0).expect("group 0 always matches");
-                let text = String::from_utf8_lossy(whole.as_bytes());
-                let random = caps
-                    .name("secret")
-                    .map_or(text.clone(), |m| String::from_utf8_lossy(m.as_bytes()));
-                if is_placeholder(&text)
-                    || (caps.name("secret").is_some() && !looks_random(&random))
-                {
-                    continue;
-                }
-                found = true;
-                site.report(
-                    out,
-                    Rule::S1,
-                    Severity::Block,
-                    char_index(s, whole.start()),
-                    char_index(s, whole.end()),
-                    format!("{} is published in the definition", FORMATS[idx].what),
-                    true,
-                );
-            }
-        }
+    for t in tokens(s) {
+        found = true;
+        site.report(
+            out,
+            Rule::S1,
+            Severity::Block,
+            char_index(s, t.start),
+            char_index(s, t.end),
+            format!("{} is published in the definition", t.what),
+            true,
+        );
     }
     if found || !site.secret_key {
         return found;

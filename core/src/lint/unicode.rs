@@ -21,8 +21,9 @@ use unicode_normalization::UnicodeNormalization;
 use unicode_script::{Script, UnicodeScript};
 use unicode_security::{skeleton, RestrictionLevel, RestrictionLevelDetection};
 
+use super::collect::Findings;
 use super::walk::{Role, Site};
-use super::{Findings, Rule, Severity};
+use super::{Rule, Severity};
 
 /// Unicode tag characters, U+E0000–U+E007F.
 pub fn is_tag(c: char) -> bool {

@@ -6,7 +6,8 @@
 
 use serde_json::Value;
 
-use super::{prose, secrets, unicode, Context, Finding, Findings, Rule, Severity};
+use super::collect::{Findings, Take};
+use super::{prose, secrets, unicode, Context, Finding, Rule, Severity};
 use crate::model::Format;
 
 /// One step of a pointer.
@@ -70,6 +71,22 @@ impl Site<'_> {
         pointer(self.path)
     }
 
+    /// True for the description or title of a parameter (a property of
+    /// a schema, a Matimo parameter, a prompt variable): text that tells
+    /// the model what to put in it.
+    pub fn is_parameter_text(&self) -> bool {
+        let n = self.path.len();
+        let key = |i: usize| match self.path.get(i) {
+            Some(Seg::Key(k)) => Some(*k),
+            _ => None,
+        };
+        n >= 3
+            && matches!(key(n - 1), Some("description" | "title"))
+            && (key(n - 3) == Some("properties")
+                || (n == 3 && key(0) == Some("parameters"))
+                || (n == 4 && key(1) == Some("variables")))
+    }
+
     /// Report a finding in this string at chars `start..end`, unless a cap
     /// on findings is reached (checked first: building one costs a pointer
     /// and an excerpt).
@@ -84,18 +101,19 @@ impl Site<'_> {
         message: String,
         redact: bool,
     ) {
-        if !out.accepts(rule) {
-            return;
+        match out.take(rule, severity) {
+            Take::Drop => {}
+            Take::Count => out.count(rule, severity),
+            Take::Keep => out.push(Finding {
+                rule,
+                severity,
+                pointer: self.pointer(),
+                start,
+                end,
+                excerpt: super::text::excerpt(self.text, start, end, redact),
+                message,
+            }),
         }
-        out.push(Finding {
-            rule,
-            severity,
-            pointer: self.pointer(),
-            start,
-            end,
-            excerpt: super::text::excerpt(self.text, start, end, redact),
-            message,
-        });
     }
 }
 
@@ -151,9 +169,6 @@ struct Walker<'c, 'a> {
 
 impl<'a> Walker<'_, 'a> {
     fn value(&mut self, v: &'a Value, out: &mut Findings) {
-        if out.full() {
-            return;
-        }
         match v {
             Value::String(s) => {
                 let role = self.value_role();

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod ordinary;
+
 use std::path::{Path, PathBuf};
 
 use toolreg_core::ToolFiles;

@@ -76,11 +76,23 @@ struct Chosen {
     definition_sha256: Option<String>,
 }
 
-/// How many findings the stored JSON array holds, read leniently (an odd
-/// row counts as clean rather than stopping the index from being built).
+/// How many flags the stored JSON array of findings holds (notes are not
+/// flags), read leniently (an odd row counts as clean rather than stopping
+/// the index from being built).
 fn findings_count(json: &str) -> u32 {
-    serde_json::from_str::<Vec<serde::de::IgnoredAny>>(json)
-        .map(|v| u32::try_from(v.len()).unwrap_or(u32::MAX))
+    #[derive(serde::Deserialize)]
+    struct Severity {
+        #[serde(default)]
+        severity: Option<String>,
+    }
+    serde_json::from_str::<Vec<Severity>>(json)
+        .map(|v| {
+            let flags = v
+                .iter()
+                .filter(|f| f.severity.as_deref() != Some("note"))
+                .count();
+            u32::try_from(flags).unwrap_or(u32::MAX)
+        })
         .unwrap_or(0)
 }
 
@@ -411,6 +423,11 @@ mod tests {
         assert_eq!(findings_count("[]"), 0);
         assert_eq!(findings_count(r#"[{"rule":"P4"},{"rule":"P3"}]"#), 2);
         assert_eq!(findings_count("not json"), 0);
+        assert_eq!(
+            findings_count(r#"[{"rule":"P6","severity":"note"},{"rule":"P4","severity":"flag"}]"#),
+            1,
+            "notes are not flags"
+        );
     }
 
     #[test]

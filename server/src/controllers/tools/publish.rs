@@ -16,7 +16,7 @@ use bytes::{Bytes, BytesMut};
 use futures::StreamExt;
 use serde_json::json;
 use toolreg_core::bundle::{self, Limits};
-use toolreg_core::lint::Finding;
+use toolreg_core::lint::{self, Finding};
 use toolreg_core::{ExecutionKind, Policy, Tier};
 
 use crate::app::AppState;
@@ -85,11 +85,13 @@ async fn publish_bundle(
 
     // 2. The bundle rules and the definition (CPU work, off the executor).
     let unpack_input = bytes.clone();
-    let (loaded, readme, readme_html) = web::block(move || -> AppResult<_> {
+    let (mut loaded, files, readme, readme_html) = web::block(move || -> AppResult<_> {
         let files = bundle::unpack(&unpack_input, &limits)?;
         let loaded = toolreg_core::load(&files)?;
         // Block findings of the definition lint (hidden characters, live
-        // credentials) refuse the publish: 422 naming rule, pointer and excerpt.
+        // credentials in any text file, a strong combination of warning
+        // signs, too many findings) refuse the publish: 422 naming rule,
+        // pointer and excerpt.
         loaded.refuse_blocks()?;
         let readme = files.get("README.md");
         if let Some(readme) = readme.filter(|r| r.len() > MAX_README) {
@@ -103,9 +105,25 @@ async fn publish_bundle(
         let readme_html = readme
             .as_deref()
             .map(|r| crate::web::html::markdown(r).as_str().to_string());
-        Ok((loaded, readme, readme_html))
+        Ok((loaded, files, readme, readme_html))
     })
     .await??;
+    // 2b. A definition naming other tools is linted again knowing the
+    //     publisher's tools: naming a sibling is ordinary, naming a tool
+    //     the publisher doesn't own is a flag.
+    if lint::names_other_tools(&loaded.findings) {
+        let user_id = auth.user.id;
+        let siblings = state
+            .db
+            .read(move |conn| owner::tool_names_of(conn, user_id))
+            .await?;
+        let tool = loaded.tool.clone();
+        loaded.findings = web::block(move || {
+            lint::check_knowing_siblings(&tool, &files, siblings.iter().map(String::as_str))
+        })
+        .await?;
+        loaded.refuse_blocks()?;
+    }
     let tool = &loaded.tool;
 
     // 3. The publisher's tier must allow this execution kind.
@@ -184,10 +202,11 @@ fn refuse_flagged_code(kind: ExecutionKind, tier: Tier, findings: &[Finding]) ->
         kind,
         ExecutionKind::Function | ExecutionKind::Script | ExecutionKind::Command
     );
-    if tier != Tier::Untrusted || !runs_code || findings.is_empty() {
+    let flags: Vec<&Finding> = findings.iter().filter(|f| !f.is_note()).collect();
+    if tier != Tier::Untrusted || !runs_code || flags.is_empty() {
         return Ok(());
     }
-    let rules: BTreeSet<&str> = findings.iter().map(|f| f.rule.as_str()).collect();
+    let rules: BTreeSet<&str> = flags.iter().map(|f| f.rule.as_str()).collect();
     let rules: Vec<&str> = rules.into_iter().collect();
     Err(forbidden(format!(
         "the definition has lint findings ({}) and its execution kind `{kind}` runs code; \

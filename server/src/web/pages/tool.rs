@@ -83,7 +83,8 @@ pub struct ToolView {
     pub authors: Vec<String>,
     /// The definition lint's findings on this version (empty when clean).
     pub findings: Vec<FindingView>,
-    /// `2 lint findings (P3, P4)`, for the badge's title; empty when clean.
+    /// `2 lint findings (P3, P4)`, for the badge's title: the flags and
+    /// blocks, not notes; empty when none.
     pub findings_summary: String,
 }
 
@@ -162,6 +163,8 @@ pub struct Link {
 /// template).
 pub struct FindingView {
     pub rule: &'static str,
+    /// True for a note: a sign the lint could not judge, not a flag.
+    pub note: bool,
     /// What the rule means, in one plain sentence.
     pub meaning: &'static str,
     /// What was found.
@@ -176,6 +179,7 @@ impl FindingView {
     fn new(f: &Finding) -> Self {
         FindingView {
             rule: f.rule.as_str(),
+            note: f.is_note(),
             meaning: f.rule.meaning(),
             message: f.message.clone(),
             pointer: if f.pointer.is_empty() {
@@ -293,16 +297,17 @@ impl ToolView {
             tool.description.clone()
         };
         let findings: Vec<FindingView> = detail.findings.iter().map(FindingView::new).collect();
-        let findings_summary = if findings.is_empty() {
+        let flags: Vec<&FindingView> = findings.iter().filter(|f| !f.note).collect();
+        let findings_summary = if flags.is_empty() {
             String::new()
         } else {
-            let mut rules: Vec<&str> = findings.iter().map(|f| f.rule).collect();
+            let mut rules: Vec<&str> = flags.iter().map(|f| f.rule).collect();
             rules.sort_unstable();
             rules.dedup();
             format!(
                 "{} lint {} ({})",
-                findings.len(),
-                plural(findings.len() as u64, "finding", "findings"),
+                flags.len(),
+                plural(flags.len() as u64, "finding", "findings"),
                 rules.join(", ")
             )
         };
