@@ -56,12 +56,7 @@ pub async fn serve_bundle(
     req: &HttpRequest,
     target: &DownloadTarget,
 ) -> AppResult<HttpResponse> {
-    contents_servable(
-        &target.version,
-        target.blocked,
-        target.blocked_reason.as_deref(),
-        target.quarantine_reason.as_deref(),
-    )?;
+    target.state.contents(&target.version)?;
     let sha256 = target.sha256.as_str();
     let etag = format!("\"{sha256}\"");
     if not_modified(req, sha256) {
@@ -126,27 +121,6 @@ fn count_download(state: &AppState, target: &DownloadTarget) {
     state.metrics.download();
 }
 
-/// May this version's contents — its bundle, its definition in any format,
-/// the code it carries — be served? A quarantined version's may not (`403
-/// quarantined` with the quarantine's reason, given as `quarantine`), nor a
-/// blocked version's (`403 blocked` with the reason). The bundle download,
-/// the definition export and the web version page all ask here, so a new
-/// state that withholds contents is added in this one place.
-pub fn contents_servable(
-    version: &str,
-    blocked: bool,
-    blocked_reason: Option<&str>,
-    quarantine: Option<&str>,
-) -> AppResult<()> {
-    if let Some(reason) = quarantine {
-        return Err(AppError::Quarantined(quarantined_message(version, reason)));
-    }
-    if blocked {
-        return Err(AppError::Blocked(blocked_message(version, blocked_reason)));
-    }
-    Ok(())
-}
-
 /// `page` and `per_page` of a paginated list, as they arrive.
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
 pub struct PageQuery {
@@ -181,22 +155,6 @@ fn query_number(name: &str, text: Option<&str>, default: i64, max: i64) -> AppRe
         _ => Err(crate::error::bad_request(format!(
             "{name}: `{text}` is not a whole number from 1 to {max}"
         ))),
-    }
-}
-
-/// The explanation a quarantined version answers with.
-pub fn quarantined_message(version: &str, reason: &str) -> String {
-    format!(
-        "version {version} is quarantined by the registry's administrators: {reason} \
-         (its bundle and definition are withheld until the quarantine is lifted)"
-    )
-}
-
-/// The explanation a blocked version answers with.
-pub fn blocked_message(version: &str, reason: Option<&str>) -> String {
-    match reason {
-        Some(reason) => format!("version {version} is blocked: {reason}"),
-        None => format!("version {version} is blocked"),
     }
 }
 

@@ -18,4 +18,4 @@ pub use audit::NewAudit;
 pub use token::{Scope, Token};
 pub use tool::ToolRow;
 pub use user::User;
-pub use version::VersionRow;
+pub use version::{VersionRow, VersionState};

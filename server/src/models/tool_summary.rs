@@ -34,9 +34,21 @@
 //! log's lock (`Db::lock_change_log`): refresh after changing versions and
 //! before recording the change.
 //!
-//! Tools that existed before the table did get their row from
-//! [`fill_missing`] at start-up; a tool without a row is built from its rows
-//! on each read ([`encode`]), so the answer is the same either way.
+//! # The version a tool is listed under
+//!
+//! [`refresh`] also chooses the version the tool is listed under
+//! ([`choose_listed`]: its newest version of the highest
+//! [`VersionState::listing_rank`] — the newest live one, else the newest
+//! blocked one, else the newest) and stores it with the body
+//! (`tool_summaries.listed_version_id`), the way crates.io stores a crate's
+//! default version. The summary shows that version's listing fields, and the
+//! search source and the web index read it through [`listed`]; nothing
+//! chooses it again.
+//!
+//! Tools that existed before the table (or the column) did get their row
+//! from [`fill_missing`] at start-up; until then [`encode`] and [`listed`]
+//! choose on each read with the same function, so the answer is the same
+//! either way.
 
 use diesel::prelude::*;
 use toolreg_api::{
@@ -46,7 +58,7 @@ use toolreg_api::{
 use crate::db::DbConnection;
 use crate::encode::{rfc3339, to_json};
 use crate::error::{internal, AppResult};
-use crate::models::version::{self, ManifestSummary, VersionRow, VersionSummary};
+use crate::models::version::{self, ManifestSummary, VersionRow, VersionState, VersionSummary};
 use crate::models::{owner, tool, ToolRow};
 use crate::schema::{tool_owners, tool_summaries, tools, versions};
 
@@ -62,23 +74,94 @@ pub fn stored(conn: &mut DbConnection, name: &str) -> AppResult<Option<String>> 
         .optional())?)
 }
 
+/// A version a tool is listed under, with its manifest summary
+/// (`versions.summary`).
+pub type Listed = (VersionSummary, String);
+
+/// The version `tool_id` is listed under: its newest version (by SemVer)
+/// of the highest [`VersionState::listing_rank`]. Read newest first through
+/// the version-order index, a page at a time, stopping at the first version
+/// of the top rank (for most tools, the first page's first row). `None` only
+/// for a tool without versions.
+pub fn choose_listed(conn: &mut DbConnection, tool_id: i64) -> AppResult<Option<Listed>> {
+    const PAGE: i64 = 100;
+    let mut best: Option<(u8, Listed)> = None;
+    let mut offset = 0;
+    loop {
+        let page = version::newest_with_summary(conn, tool_id, offset, PAGE)?;
+        let last_page = (page.len() as i64) < PAGE;
+        for (v, summary) in page {
+            let rank = v.state().listing_rank();
+            if best.as_ref().is_none_or(|(r, _)| rank > *r) {
+                let top = rank == VersionState::Live.listing_rank();
+                best = Some((rank, (v, summary)));
+                if top {
+                    return Ok(best.map(|(_, listed)| listed));
+                }
+            }
+        }
+        if last_page {
+            return Ok(best.map(|(_, listed)| listed));
+        }
+        offset += PAGE;
+    }
+}
+
+/// The id of the version `tool_id` is listed under, as the last write
+/// stored it; chosen now ([`choose_listed`]) for a tool whose summary is not
+/// stored yet.
+pub fn listed(conn: &mut DbConnection, tool_id: i64) -> AppResult<Option<i64>> {
+    let stored: Option<Option<i64>> = tool_summaries::table
+        .find(tool_id)
+        .select(tool_summaries::listed_version_id)
+        .first(conn)
+        .optional()?;
+    match stored.flatten() {
+        Some(id) => Ok(Some(id)),
+        None => Ok(choose_listed(conn, tool_id)?.map(|(v, _)| v.id)),
+    }
+}
+
+/// The summary of `tool` as the API answers it: the stored body, or built
+/// now for a tool whose summary is not stored yet.
+pub fn load(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<EncodableTool> {
+    let stored: Option<String> = tool_summaries::table
+        .find(tool.id)
+        .select(tool_summaries::body)
+        .first(conn)
+        .optional()?;
+    match stored {
+        Some(body) => serde_json::from_str(&body).map_err(|e| {
+            internal(format!(
+                "the stored summary of `{}` does not parse: {e}",
+                tool.name
+            ))
+        }),
+        None => {
+            let listed = choose_listed(conn, tool.id)?;
+            build(conn, tool, listed.as_ref())
+        }
+    }
+}
+
 /// Build the summary of `tool` from its rows: the owners, the newest
-/// [`TOOL_VERSIONS_LISTED`] versions and the version the tool is shown under,
-/// each read through the version-order index, so the cost does not grow
-/// with the tool's number of versions.
-pub fn build(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<EncodableTool> {
+/// [`TOOL_VERSIONS_LISTED`] versions and `listed`, the version the tool is
+/// listed under ([`choose_listed`]), each read through the version-order
+/// index, so the cost does not grow with the tool's number of versions.
+pub fn build(
+    conn: &mut DbConnection,
+    tool: &ToolRow,
+    listed: Option<&Listed>,
+) -> AppResult<EncodableTool> {
     let owners = owner::list(conn, tool.id)?;
     let versions = version::newest(conn, tool.id, 0, TOOL_VERSIONS_LISTED)?;
     let versions_total = VersionRow::count(conn, tool.id)?;
-    let latest = version::latest_of_tool(conn, tool.id)?;
-    // A quarantined version's texts are not shown, not even as the listing
-    // fields of a tool whose every version is quarantined.
-    let manifest = latest
-        .as_ref()
-        .filter(|(v, _)| !v.quarantined)
+    // A version whose texts are withheld lends the tool no listing fields.
+    let manifest = listed
+        .filter(|(v, _)| v.state().texts_shown())
         .map(|(_, summary)| ManifestSummary::parse(summary))
         .unwrap_or_default();
-    let latest_row = latest.as_ref().map(|(v, _)| v);
+    let listed_row = listed.map(|(v, _)| v);
     Ok(EncodableTool {
         name: tool.name.clone(),
         call_name: manifest.call_name,
@@ -88,16 +171,16 @@ pub fn build(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<EncodableTool
         license: manifest.license,
         homepage: manifest.homepage,
         repository: manifest.repository,
-        format: latest_row.map(|v| v.format),
-        execution: latest_row.map(|v| v.execution),
-        latest_version: latest_row.map(|v| v.version.clone()),
+        format: listed_row.map(|v| v.format),
+        execution: listed_row.map(|v| v.execution),
+        latest_version: listed_row.map(|v| v.version.clone()),
         downloads: tool.downloads,
         created_at: rfc3339(&tool.created_at),
         updated_at: rfc3339(&tool.updated_at),
         owners: owners.iter().map(EncodablePublisher::from).collect(),
         versions: versions
             .into_iter()
-            .map(|(v, login, _)| encode_version(v, login))
+            .map(|(v, login)| encode_version(v, login))
             .collect(),
         versions_total,
     })
@@ -122,26 +205,43 @@ pub fn encode_version(v: VersionSummary, publisher: String) -> EncodableVersionS
     }
 }
 
-/// The summary of `tool` as the JSON body that is sent and stored.
+/// The summary of `tool` as the JSON body that is sent and stored, built
+/// with the version it is listed under chosen now.
 pub fn encode(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<String> {
-    let body = to_json(&build(conn, tool)?)?;
+    let listed = choose_listed(conn, tool.id)?;
+    encode_with(conn, tool, listed.as_ref())
+}
+
+fn encode_with(
+    conn: &mut DbConnection,
+    tool: &ToolRow,
+    listed: Option<&Listed>,
+) -> AppResult<String> {
+    let body = to_json(&build(conn, tool, listed)?)?;
     String::from_utf8(Vec::from(body))
         .map_err(|e| internal(format!("the tool summary is not UTF-8: {e}")))
 }
 
-/// Lock the tool's row, build its summary from what is committed now and
-/// store it (call inside a write transaction, after the change).
+/// Lock the tool's row, choose the version it is listed under and build its
+/// summary from what is committed now, and store both (call inside a write
+/// transaction, after the change).
 pub fn refresh(conn: &mut DbConnection, tool_id: i64) -> AppResult<()> {
     let tool = lock(conn, tool_id)?;
-    let body = encode(conn, &tool)?;
+    let listed = choose_listed(conn, tool.id)?;
+    let body = encode_with(conn, &tool, listed.as_ref())?;
+    let listed_id = listed.map(|(v, _)| v.id);
     crate::on_backend!(conn, |c| diesel::insert_into(tool_summaries::table)
         .values((
             tool_summaries::tool_id.eq(tool.id),
             tool_summaries::body.eq(&body),
+            tool_summaries::listed_version_id.eq(listed_id),
         ))
         .on_conflict(tool_summaries::tool_id)
         .do_update()
-        .set(tool_summaries::body.eq(&body))
+        .set((
+            tool_summaries::body.eq(&body),
+            tool_summaries::listed_version_id.eq(listed_id),
+        ))
         .execute(c))?;
     Ok(())
 }
@@ -176,24 +276,31 @@ pub fn refresh_publisher(conn: &mut DbConnection, user_id: i64) -> AppResult<()>
     refresh_all(conn, owned.into_iter().chain(published))
 }
 
-/// True if some tool has no stored summary. (Every write that creates a
-/// tool stores its summary in the same transaction, so comparing the counts
-/// is enough, and cheaper at start-up than looking for the missing ones.)
+/// True if some tool has no stored summary, or one stored without the
+/// version it is listed under. (Every write that creates a tool stores its
+/// summary in the same transaction, so comparing the counts is enough, and
+/// cheaper at start-up than looking for the missing ones.)
 pub fn any_missing(conn: &mut DbConnection) -> AppResult<bool> {
     let tools: i64 = tools::table.count().get_result(conn)?;
     let stored: i64 = tool_summaries::table.count().get_result(conn)?;
-    Ok(stored < tools)
+    let unlisted: i64 = tool_summaries::table
+        .filter(tool_summaries::listed_version_id.is_null())
+        .count()
+        .get_result(conn)?;
+    Ok(stored < tools || unlisted > 0)
 }
 
 /// [`refresh`] up to `limit` tools with an id above `after` that have no
-/// stored summary (tools published before the table existed), and return
-/// their ids; call inside a write transaction, with `after` the last id
-/// returned, until none are. (A write that stores a tool's summary meanwhile
-/// is no conflict: [`refresh`] builds under the tool's lock either way.)
+/// stored summary (tools published before the table existed) or one without
+/// the version they are listed under (stored before that column existed),
+/// and return their ids; call inside a write transaction, with `after` the
+/// last id returned, until none are. (A write that stores a tool's summary
+/// meanwhile is no conflict: [`refresh`] builds under the tool's lock
+/// either way.)
 pub fn fill_missing(conn: &mut DbConnection, after: i64, limit: i64) -> AppResult<Vec<i64>> {
     let missing: Vec<i64> = tools::table
         .left_join(tool_summaries::table)
-        .filter(tool_summaries::tool_id.is_null())
+        .filter(tool_summaries::listed_version_id.is_null())
         .filter(tools::id.gt(after))
         .order(tools::id.asc())
         .limit(limit)

@@ -127,6 +127,19 @@ pub struct VersionListRow {
     pub downloads: u64,
 }
 
+impl VersionListRow {
+    /// The version's state, which decides what the pages show of it.
+    pub fn state(&self) -> crate::models::VersionState {
+        crate::models::VersionState::from_columns(
+            self.yanked,
+            self.blocked,
+            self.blocked_reason.as_deref(),
+            self.quarantine_reason.is_some(),
+            self.quarantine_reason.as_deref(),
+        )
+    }
+}
+
 /// A tool and every version of it, newest first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolSummary {

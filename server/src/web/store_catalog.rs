@@ -42,12 +42,12 @@ impl Catalog for AppState {
             })
             .collect();
         let rows = version::newest(conn, tool.id, 0, TOOL_VERSIONS_LISTED)?;
-        let latest_version = version::latest_of_tool(conn, tool.id)?
-            .map(|(v, _)| v.version)
+        let latest_version = crate::models::tool_summary::load(conn, &tool)?
+            .latest_version
             .unwrap_or_default();
         let versions_total = count(VersionRow::count(conn, tool.id)?);
         let mut versions = Vec::with_capacity(rows.len());
-        for (v, login, _) in rows {
+        for (v, login) in rows {
             versions.push(summary_row(v, login)?);
         }
         Ok(Some(ToolSummary {

@@ -14,7 +14,6 @@ use toolreg_core::Tool;
 use utoipa::IntoParams;
 
 use crate::app::AppState;
-use crate::controllers::contents_servable;
 use crate::db::DbConnection;
 use crate::error::{bad_request, internal, AppResult, ProblemBody};
 use crate::models::version::VersionContent;
@@ -49,11 +48,11 @@ fn version_param(field: &str, value: Option<&str>) -> AppResult<String> {
 /// a parameter removed, a type or enum changed; low: the rest), plus the
 /// lint findings of `to` whose rule and pointer `from` did not have. 400
 /// when `from` or `to` is missing or not a version, 404 naming the unknown
-/// tool or version, 403 when either version is blocked (its definition is
-/// not served).
+/// tool or version, 403 when either version's contents are withheld
+/// (blocked or quarantined).
 #[utoipa::path(tag = "tools", params(("name" = String, Path), DiffQuery),
     responses((status = 200, body = VersionDiff), (status = 400, body = ProblemBody),
-              (status = 403, description = "a version is blocked", body = ProblemBody),
+              (status = 403, description = "a version is blocked or quarantined", body = ProblemBody),
               (status = 404, body = ProblemBody)))]
 #[get("/api/v1/tools/{name}/diff")]
 pub async fn diff(
@@ -92,19 +91,14 @@ pub async fn diff(
 }
 
 /// The canonical tool and the lint findings of `version` of `tool`: 404 when
-/// there is no such version, 403 when it is blocked.
+/// there is no such version, 403 when its contents are withheld.
 fn definition(
     conn: &mut DbConnection,
     tool: &ToolRow,
     version: &str,
 ) -> AppResult<(Tool, Vec<Finding>)> {
     let v = VersionRow::require(conn, tool.id, &tool.name, version)?;
-    contents_servable(
-        &v.version,
-        v.blocked,
-        v.blocked_reason.as_deref(),
-        v.quarantine().as_deref(),
-    )?;
+    v.state().contents(&v.version)?;
     let content = VersionContent::of(conn, v.id)?;
     let mut parsed: Tool = serde_json::from_str(&content.manifest).map_err(|e| {
         internal(format!(

@@ -73,7 +73,7 @@ pub async fn list_versions(
                 name: tool.name,
                 versions: rows
                     .into_iter()
-                    .map(|(v, login, _)| tool_summary::encode_version(v, login))
+                    .map(|(v, login)| tool_summary::encode_version(v, login))
                     .collect(),
                 page,
                 per_page,
@@ -85,7 +85,8 @@ pub async fn list_versions(
 
 /// One version: canonical manifest, original definition, README, digest,
 /// publisher and tier. While the version is blocked or quarantined, `manifest`
-/// and `definition` are null (and `readme` too while quarantined).
+/// and `definition` are null and the findings' excerpts are empty (and
+/// `readme` is null too while quarantined).
 #[utoipa::path(tag = "tools", params(("name" = String, Path), ("version" = String, Path, description = "exact SemVer version")),
     responses((status = 200, body = EncodableVersion), (status = 404, body = ProblemBody)))]
 #[get("/api/v1/tools/{name}/{version}")]
@@ -122,12 +123,12 @@ pub async fn show_version(
                     v.id
                 ))
             })?;
-            // A blocked version's definition and model (which carry its
-            // code, for kinds that run some) are withheld here as they are on
-            // `/definition` and the web page; a quarantined version's texts,
-            // README included, are what the quarantine is about.
-            let quarantined = v.quarantined;
-            let withheld = v.blocked || quarantined;
+            // What the version's state withholds: its contents (the
+            // manifest, the definition and the finding excerpts quoting
+            // them) and, under a quarantine, its README.
+            let state = v.state();
+            let contents = state.contents_served();
+            let texts = state.texts_shown();
             Ok(EncodableVersion {
                 name: tool.name,
                 version: v.version,
@@ -148,20 +149,18 @@ pub async fn show_version(
                     login: user.login,
                     tier: v.publisher_tier,
                 },
-                manifest: if withheld {
-                    Value::Null
-                } else {
+                manifest: if contents {
                     serde_json::from_str(&content.manifest).unwrap_or(Value::Null)
+                } else {
+                    Value::Null
                 },
                 definition_file: content.definition_file,
-                definition: (!withheld).then_some(content.definition),
+                definition: contents.then_some(content.definition),
                 // Bounded like a publish's README; a larger one from before
                 // the limit is left out.
-                readme: content
-                    .readme
-                    .filter(|r| !quarantined && r.len() <= MAX_README),
+                readme: content.readme.filter(|r| texts && r.len() <= MAX_README),
                 log_index,
-                findings,
+                findings: state.findings(findings),
                 provenance,
             })
         })

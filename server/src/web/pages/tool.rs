@@ -11,7 +11,6 @@ use super::version::{
     execution_detail, exports, format_exports, pin_snippet, ExportView, FormatExport,
 };
 use super::{date_only, downloads_label, license_label, plural, size_label, tool_url, version_url};
-use crate::controllers::contents_servable;
 use crate::web::assets::{Assets, ASSETS};
 use crate::web::catalog::{CatalogQuery, Publisher, ToolSummary, VersionDetail};
 use crate::web::html::{self, SafeHtml};
@@ -213,13 +212,7 @@ impl ToolView {
         let readme = detail.readme.clone();
         // A version whose contents may not be served shows neither its
         // definition (in any format) nor the code or command it runs.
-        let contents_withheld = contents_servable(
-            &version,
-            row.blocked,
-            row.blocked_reason.as_deref(),
-            row.quarantine_reason.as_deref(),
-        )
-        .is_err();
+        let contents_withheld = !row.state().contents_served();
         let mut links = Vec::new();
         for (label, url) in [
             ("Homepage", &tool.homepage),
@@ -268,12 +261,7 @@ impl ToolView {
                 diff_url: summary
                     .versions
                     .get(i + 1)
-                    .filter(|prev| {
-                        let open = |r: &crate::web::catalog::VersionListRow| {
-                            !r.blocked && r.quarantine_reason.is_none()
-                        };
-                        open(prev) && open(v)
-                    })
+                    .filter(|prev| prev.state().contents_served() && v.state().contents_served())
                     .map(|prev| {
                         super::diff_url(&name, &prev.version.to_string(), &v.version.to_string())
                     }),
