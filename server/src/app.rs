@@ -271,13 +271,13 @@ pub fn spawn_summary_filler(state: web::Data<AppState>) {
 /// (`Db::lock_change_log`), so reading past the last sequence number seen
 /// never skips one.
 pub fn spawn_change_follower(state: web::Data<AppState>) {
-    use crate::models::change::Change;
+    use crate::models::change::LoggedChange;
     actix_web::rt::spawn(async move {
         let mut tick = actix_web::rt::time::interval(Duration::from_millis(100));
         // The cache starts empty: only what comes after now matters.
         let mut last = loop {
             tick.tick().await;
-            match state.db.read(Change::latest_seq).await {
+            match state.db.read(LoggedChange::latest_seq).await {
                 Ok(seq) => {
                     state.cache.set_followed(seq);
                     break seq;
@@ -290,7 +290,7 @@ pub fn spawn_change_follower(state: web::Data<AppState>) {
             let after = last;
             match state
                 .db
-                .read(move |conn| Change::since(conn, after, 1000))
+                .read(move |conn| LoggedChange::since(conn, after, 1000))
                 .await
             {
                 Ok(changes) => {

@@ -229,7 +229,11 @@ pub async fn set_tier(
                 token_id: None,
                 via: "admin-cli",
             };
-            crate::models::tier::set_tier(conn, &policy, &login, tier, actor)
+            let (change, after) =
+                crate::models::tier::set_tier(conn, &policy, &login, tier, actor)?;
+            // This process serves nothing; servers follow the change log.
+            after.not_served();
+            Ok(change)
         })
     })
     .await?

@@ -25,7 +25,8 @@ use toolreg_core::{Format, Tool};
 
 use crate::db::DbConnection;
 use crate::error::{internal, AppResult};
-use crate::models::change::{Change, ChangeKind};
+use crate::models::change::ChangeKind;
+use crate::models::state_change::{self, StateChange};
 use crate::models::stored::Stored;
 use crate::models::tier::Actor;
 use crate::models::{quarantine, NewAudit, ToolRow, VersionRow};
@@ -234,8 +235,21 @@ pub fn apply(conn: &mut DbConnection, v: &StoredVersion, r: &Rescan) -> AppResul
         "no_longer_found": rules(&r.no_longer_found),
         "via": VIA,
     });
-    audit.insert(conn)?;
-    if r.blocks() && !v.quarantined {
+    let quarantine = r.blocks() && !v.quarantined;
+    // A quarantine logs its own change; otherwise the findings change is logged.
+    let change = if quarantine {
+        StateChange::new().audit(audit)
+    } else {
+        StateChange::new().audit(audit).version(
+            v.tool_id,
+            &v.tool,
+            &v.version,
+            ChangeKind::Findings,
+        )
+    };
+    // The `lint` subcommand serves nothing; servers follow the change log.
+    state_change::record(conn, change)?.not_served();
+    if quarantine {
         let tool: ToolRow = tools::table
             .find(v.tool_id)
             .select(ToolRow::as_select())
@@ -246,10 +260,8 @@ pub fn apply(conn: &mut DbConnection, v: &StoredVersion, r: &Rescan) -> AppResul
             token_id: None,
             via: VIA,
         };
-        // Records the quarantine in the audit and change logs.
-        quarantine::set(conn, &tool, &row, Some(&block_reason(r)), &actor)?;
-        return Ok(true);
+        let (_, after) = quarantine::set(conn, &tool, &row, Some(&block_reason(r)), &actor)?;
+        after.not_served();
     }
-    Change::record(conn, v.tool_id, &v.tool, &v.version, ChangeKind::Findings)?;
-    Ok(false)
+    Ok(quarantine)
 }

@@ -1,6 +1,7 @@
 //! The change log: one ordered row per publish, yank, unyank, block,
-//! unblock, quarantine, unquarantine and findings update, written in the same transaction as
-//! the change. Search indexes and read caches tail it by `seq`.
+//! unblock, quarantine, unquarantine and findings update, written in the
+//! same transaction as the change (by `crate::models::state_change::record`).
+//! Search indexes and read caches tail it by `seq`.
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -38,9 +39,10 @@ impl ChangeKind {
     }
 }
 
+/// One row of the change log.
 #[derive(Debug, Clone, Queryable, Selectable)]
 #[diesel(table_name = changes)]
-pub struct Change {
+pub struct LoggedChange {
     pub seq: i64,
     pub tool_id: i64,
     pub tool_name: String,
@@ -49,9 +51,10 @@ pub struct Change {
     pub created_at: NaiveDateTime,
 }
 
-impl Change {
-    /// Append a change (call inside the write transaction that makes it).
-    pub fn record(
+impl LoggedChange {
+    /// Append a change (call inside the write transaction that makes it;
+    /// `state_change::record` does).
+    pub fn append(
         conn: &mut DbConnection,
         tool_id: i64,
         tool_name: &str,
@@ -80,12 +83,12 @@ impl Change {
     }
 
     /// Changes after `seq`, oldest first, at most `limit`.
-    pub fn since(conn: &mut DbConnection, seq: i64, limit: i64) -> AppResult<Vec<Change>> {
+    pub fn since(conn: &mut DbConnection, seq: i64, limit: i64) -> AppResult<Vec<LoggedChange>> {
         Ok(changes::table
             .filter(changes::seq.gt(seq))
             .order(changes::seq.asc())
             .limit(limit)
-            .select(Change::as_select())
+            .select(LoggedChange::as_select())
             .load(conn)?)
     }
 }

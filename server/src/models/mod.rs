@@ -5,6 +5,7 @@ pub mod change;
 pub mod owner;
 pub mod quarantine;
 pub mod report;
+pub mod state_change;
 pub mod stored;
 pub mod tier;
 pub mod token;

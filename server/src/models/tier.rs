@@ -3,9 +3,10 @@
 //! [`set_tier`] is the one way a publisher's tier changes — the HTTP API
 //! (`PUT /api/v1/publishers/{login}/tier`) and `toolreg-server admin
 //! set-tier` both call it — so both have the same effects, in one
-//! transaction: the new tier, the versions it blocks or unblocks (with their
-//! change-log rows, so every replica's search index agrees), and the audit
-//! entries for all of it. [`sync_policy`] does the same for every
+//! transaction: the new tier, the versions it blocks or unblocks, and
+//! (through `state_change::record`) the audit entries for all of it, the
+//! summaries showing the publisher and the change-log rows, so every
+//! replica's search index agrees. [`sync_policy`] does the same for every
 //! publisher when a server starts with a policy other than the one the
 //! versions were last checked against.
 //!
@@ -22,9 +23,10 @@ use toolreg_core::{ExecutionKind, Policy, Tier};
 
 use crate::db::DbConnection;
 use crate::error::{AppError, AppResult};
-use crate::models::change::{Change, ChangeKind};
+use crate::models::change::ChangeKind;
+use crate::models::state_change::{self, AfterCommit, StateChange};
 use crate::models::stored::Stored;
-use crate::models::{tool_summary, NewAudit, User};
+use crate::models::{NewAudit, User};
 use crate::schema::{server_policy, tokens, tools, users, versions};
 
 /// Who asked for a change, for the audit log.
@@ -128,42 +130,42 @@ pub fn recheck_publish(
 /// Change `login`'s tier to `to` and block or unblock their versions to
 /// match `policy` (call inside a write transaction: everything here commits
 /// or rolls back together). Setting the tier a publisher already has still
-/// re-checks their versions against `policy`, and is audited.
+/// re-checks their versions against `policy`, and is audited. The cached
+/// answers to forget after the commit come with the change.
 pub fn set_tier(
     conn: &mut DbConnection,
     policy: &Policy,
     login: &str,
     to: Tier,
     actor: Actor<'_>,
-) -> AppResult<TierChange> {
+) -> AppResult<(TierChange, AfterCommit)> {
     let user = User::require_by_login(conn, login)?;
     let from = lock_tier(conn, user.id)?;
     User::set_tier(conn, user.id, to)?;
+    let rechecked = recheck_publisher(conn, policy, &user, to)?;
 
-    let mut change = TierChange {
-        login: user.login.clone(),
-        from,
-        to,
-        blocked: Vec::new(),
-        unblocked: Vec::new(),
-    };
     let mut audit = NewAudit::new("tier_change");
     audit.actor = actor.login;
     audit.token_id = actor.token_id;
-    // Written first, so its id is below the block entries it causes.
+    // First, so its id is below the block entries it causes.
     audit.detail =
         json!({"login": user.login, "from": from.as_str(), "to": to.as_str(), "via": actor.via});
-    audit.insert(conn)?;
-
-    let mut pending = Vec::new();
-    recheck_publisher(conn, policy, &user, to, actor, &mut change, &mut pending)?;
-    // The summaries showing this publisher (their tier as an owner, their
-    // versions' blocked state), before the change log's lock.
-    tool_summary::refresh_publisher(conn, user.id)?;
-    for (tool_id, tool_name, version, kind) in pending {
-        Change::record(conn, tool_id, &tool_name, &version, kind)?;
-    }
-    Ok(change)
+    // The summaries showing this publisher: their tier as an owner, their
+    // versions' blocked state.
+    let change = StateChange::new().audit(audit).publisher(user.id);
+    let change = recorded(change, &rechecked, actor);
+    let after = state_change::record(conn, change)?;
+    let (blocked, unblocked) = refs(&rechecked);
+    Ok((
+        TierChange {
+            login: user.login.clone(),
+            from,
+            to,
+            blocked,
+            unblocked,
+        },
+        after,
+    ))
 }
 
 /// What [`apply_policy`] did: the versions it blocked and unblocked.
@@ -189,36 +191,34 @@ pub fn apply_policy(conn: &mut DbConnection, policy: &Policy) -> AppResult<Polic
         token_id: None,
         via: "policy",
     };
-    let mut applied = PolicyApplied::default();
-    let mut pending = Vec::new();
+    let mut rechecked = Vec::new();
+    let mut changed_publishers = Vec::new();
     for user_id in publishers {
         let tier = lock_tier(conn, user_id)?;
         let user = User::find(conn, user_id)?;
-        // Every block this re-check writes also gets its audit entry (`via`
-        // is not stored per version; the `policy_apply` entry says why).
-        let mut change = TierChange {
-            login: user.login.clone(),
-            from: tier,
-            to: tier,
-            blocked: Vec::new(),
-            unblocked: Vec::new(),
-        };
-        recheck_publisher(conn, policy, &user, tier, actor, &mut change, &mut pending)?;
-        if !change.blocked.is_empty() || !change.unblocked.is_empty() {
-            tool_summary::refresh_publisher(conn, user.id)?;
+        let found = recheck_publisher(conn, policy, &user, tier)?;
+        if !found.is_empty() {
+            changed_publishers.push(user_id);
         }
-        applied.blocked.append(&mut change.blocked);
-        applied.unblocked.append(&mut change.unblocked);
+        rechecked.extend(found);
     }
-    if !applied.blocked.is_empty() || !applied.unblocked.is_empty() {
-        let mut audit = NewAudit::new("policy_apply");
-        audit.detail = json!({"policy": policy_text(policy),
-                              "blocked": applied.blocked.len(), "unblocked": applied.unblocked.len()});
-        audit.insert(conn)?;
+    let (blocked, unblocked) = refs(&rechecked);
+    let applied = PolicyApplied { blocked, unblocked };
+    if rechecked.is_empty() {
+        return Ok(applied);
     }
-    for (tool_id, tool_name, version, kind) in pending {
-        Change::record(conn, tool_id, &tool_name, &version, kind)?;
+    // Every block this re-check writes gets its audit entry (`via` is not
+    // stored per version; the `policy_apply` entry says why).
+    let mut change = recorded(StateChange::new(), &rechecked, actor);
+    let mut audit = NewAudit::new("policy_apply");
+    audit.detail = json!({"policy": policy_text(policy),
+                          "blocked": applied.blocked.len(), "unblocked": applied.unblocked.len()});
+    change = change.audit(audit);
+    for user_id in changed_publishers {
+        change = change.publisher(user_id);
     }
+    // At start, before this process serves: nothing of it is cached here.
+    state_change::record(conn, change)?.not_served();
     Ok(applied)
 }
 
@@ -277,23 +277,68 @@ pub fn policy_text(policy: &Policy) -> String {
         .join(",")
 }
 
-/// A change-log row still to be written: (tool id, tool, version, kind).
-type PendingChange = (i64, String, String, ChangeKind);
+/// A version [`recheck_publisher`] blocked or unblocked.
+#[derive(Debug)]
+struct Rechecked {
+    tool_id: i64,
+    tool: String,
+    version: String,
+    /// `Block` or `Unblock`.
+    kind: ChangeKind,
+    /// The audit entry's detail: `None` when only a blocked version's reason
+    /// changed (a change-log row, no audit entry).
+    audit: Option<serde_json::Value>,
+}
 
-/// Block or unblock `user`'s versions to match `policy` at `tier`, with an
-/// audit entry for each, recording into `change`; the change-log rows go to
-/// `pending`, which the caller writes after every version row is updated:
-/// taking the change log's lock last means a concurrent yank (which holds its
-/// version row while it waits for that lock) can't deadlock with us.
+/// The versions newly blocked and newly unblocked by `rechecked`.
+fn refs(rechecked: &[Rechecked]) -> (Vec<VersionRef>, Vec<VersionRef>) {
+    let (mut blocked, mut unblocked) = (Vec::new(), Vec::new());
+    for r in rechecked.iter().filter(|r| r.audit.is_some()) {
+        let here = VersionRef {
+            name: r.tool.clone(),
+            version: r.version.clone(),
+        };
+        match r.kind {
+            ChangeKind::Block => blocked.push(here),
+            _ => unblocked.push(here),
+        }
+    }
+    (blocked, unblocked)
+}
+
+/// `change` with each re-checked version's audit entry (by `actor`) and
+/// change-log row.
+fn recorded<'a>(
+    mut change: StateChange<'a>,
+    rechecked: &'a [Rechecked],
+    actor: Actor<'a>,
+) -> StateChange<'a> {
+    for r in rechecked {
+        if let Some(detail) = &r.audit {
+            let mut audit = NewAudit::new(r.kind.as_str());
+            audit.actor = actor.login;
+            audit.token_id = actor.token_id;
+            audit.tool = Some(&r.tool);
+            audit.version = Some(&r.version);
+            audit.detail = detail.clone();
+            change = change.audit(audit);
+        }
+        change = change.version(r.tool_id, &r.tool, &r.version, r.kind);
+    }
+    change
+}
+
+/// Block or unblock `user`'s versions to match `policy` at `tier`, and say
+/// which changed (the caller records them, after every version row here is
+/// updated: taking the change log's lock last means a concurrent yank, which
+/// holds its version row while it waits for that lock, can't deadlock with
+/// this).
 fn recheck_publisher(
     conn: &mut DbConnection,
     policy: &Policy,
     user: &User,
     to: Tier,
-    actor: Actor<'_>,
-    change: &mut TierChange,
-    pending: &mut Vec<PendingChange>,
-) -> AppResult<()> {
+) -> AppResult<Vec<Rechecked>> {
     let rows: Vec<PublishedRow> = versions::table
         .inner_join(tools::table)
         .left_join(tokens::table.on(versions::token_id.eq(tokens::id.nullable())))
@@ -311,15 +356,12 @@ fn recheck_publisher(
         ))
         .load(conn)?;
 
+    let mut out = Vec::new();
     for row in rows {
         let agent = row.agent.unwrap_or(false);
         let kind = row.execution;
         let effective = effective_tier(to, agent);
         let denial = policy.check(kind, effective).err();
-        let here = VersionRef {
-            name: row.tool_name.clone(),
-            version: row.version.clone(),
-        };
         match denial {
             Some(denial) => {
                 let reason = block_reason(&denial, &user.login, agent);
@@ -327,47 +369,35 @@ fn recheck_publisher(
                     continue;
                 }
                 set_blocked(conn, row.id, Some(&reason))?;
-                pending.push((
-                    row.tool_id,
-                    row.tool_name.clone(),
-                    row.version.clone(),
-                    ChangeKind::Block,
-                ));
-                if !row.blocked {
-                    let mut audit = NewAudit::new("block");
-                    audit.actor = actor.login;
-                    audit.token_id = actor.token_id;
-                    audit.tool = Some(&row.tool_name);
-                    audit.version = Some(&row.version);
-                    audit.detail = json!({"reason": reason, "publisher": user.login, "execution": kind.as_str(),
-                                          "required_tier": denial.required.as_str(),
-                                          "publisher_tier": effective.as_str(), "agent": agent});
-                    audit.insert(conn)?;
-                    change.blocked.push(here);
-                }
+                let audit = (!row.blocked).then(|| {
+                    json!({"reason": reason, "publisher": user.login, "execution": kind.as_str(),
+                           "required_tier": denial.required.as_str(),
+                           "publisher_tier": effective.as_str(), "agent": agent})
+                });
+                out.push(Rechecked {
+                    tool_id: row.tool_id,
+                    tool: row.tool_name,
+                    version: row.version,
+                    kind: ChangeKind::Block,
+                    audit,
+                });
             }
             None if row.blocked => {
                 set_blocked(conn, row.id, None)?;
-                pending.push((
-                    row.tool_id,
-                    row.tool_name.clone(),
-                    row.version.clone(),
-                    ChangeKind::Unblock,
-                ));
-                let mut audit = NewAudit::new("unblock");
-                audit.actor = actor.login;
-                audit.token_id = actor.token_id;
-                audit.tool = Some(&row.tool_name);
-                audit.version = Some(&row.version);
-                audit.detail = json!({"publisher": user.login, "execution": kind.as_str(),
-                                      "publisher_tier": effective.as_str(), "previous_reason": row.blocked_reason});
-                audit.insert(conn)?;
-                change.unblocked.push(here);
+                let audit = json!({"publisher": user.login, "execution": kind.as_str(),
+                                   "publisher_tier": effective.as_str(), "previous_reason": row.blocked_reason});
+                out.push(Rechecked {
+                    tool_id: row.tool_id,
+                    tool: row.tool_name,
+                    version: row.version,
+                    kind: ChangeKind::Unblock,
+                    audit: Some(audit),
+                });
             }
             None => {}
         }
     }
-    Ok(())
+    Ok(out)
 }
 
 fn set_blocked(conn: &mut DbConnection, version_id: i64, reason: Option<&str>) -> AppResult<()> {

@@ -12,27 +12,20 @@
 //!
 //! # Keeping it current
 //!
-//! Every write that changes what a summary shows calls [`refresh`] for the
-//! tools it touched, **inside its own transaction**, so the stored body
-//! commits or rolls back with the change:
-//!
-//! | write | where |
-//! |---|---|
-//! | publish (new tool or version) | `controllers::tools::publish` |
-//! | yank, unyank | `controllers::tools::yank` |
-//! | quarantine, lift | [`crate::models::quarantine::set`] |
-//! | owners added or removed | `controllers::tools::owners` |
-//! | tier change: owners' tiers, versions blocked or unblocked | [`crate::models::tier::set_tier`] ([`refresh_publisher`]) |
-//! | download counts flushed | `crate::downloads` |
+//! Every write that changes what a summary shows refreshes it **inside its
+//! own transaction**, so the stored body commits or rolls back with the
+//! change: the state changes (publish, yank, quarantine, owners, tier
+//! changes, the lint rescan) through `crate::models::state_change::record`,
+//! and the download-count flush (`crate::downloads`) through
+//! [`refresh_all`].
 //!
 //! [`refresh`] first takes the tool row's lock (a no-op update) and only then
 //! reads: on PostgreSQL two transactions refreshing one tool are serialized
 //! on that lock, and the second reads what the first committed, so the last
 //! one to commit stores a summary built from everything committed (SQLite
-//! runs one write transaction at a time anyway). The lock order is version
-//! rows, then tool rows (several in ascending id order), then the change
-//! log's lock (`Db::lock_change_log`): refresh after changing versions and
-//! before recording the change.
+//! runs one write transaction at a time anyway). Where that lock sits in the
+//! order every write transaction takes its locks is spelled out in
+//! `crate::models::state_change`.
 //!
 //! # The version a tool is listed under
 //!
@@ -260,11 +253,11 @@ pub fn refresh_all(
     Ok(())
 }
 
-/// Refresh every summary that shows `user_id`: the tools they own (their
-/// tier is shown with the owners) and the tools with versions they published
-/// (a tier change blocks or unblocks those).
-pub fn refresh_publisher(conn: &mut DbConnection, user_id: i64) -> AppResult<()> {
-    let owned: Vec<i64> = tool_owners::table
+/// The tools whose summaries show `user_id`: the tools they own (their tier
+/// is shown with the owners) and the tools with versions they published (a
+/// tier change blocks or unblocks those).
+pub fn shows_publisher(conn: &mut DbConnection, user_id: i64) -> AppResult<Vec<i64>> {
+    let mut tools: Vec<i64> = tool_owners::table
         .filter(tool_owners::user_id.eq(user_id))
         .select(tool_owners::tool_id)
         .load(conn)?;
@@ -273,7 +266,8 @@ pub fn refresh_publisher(conn: &mut DbConnection, user_id: i64) -> AppResult<()>
         .select(versions::tool_id)
         .distinct()
         .load(conn)?;
-    refresh_all(conn, owned.into_iter().chain(published))
+    tools.extend(published);
+    Ok(tools)
 }
 
 /// True if some tool has no stored summary, or one stored without the

@@ -307,7 +307,7 @@ impl TestApp {
             let latest = self
                 .state
                 .db
-                .read(toolreg_server::models::change::Change::latest_seq)
+                .read(toolreg_server::models::change::LoggedChange::latest_seq)
                 .await
                 .expect("the change log's head");
             if applied.is_some_and(|a| a >= latest) {

@@ -23,11 +23,12 @@ use crate::app::AppState;
 use crate::auth::Auth;
 use crate::db::{is_unique_violation, now, DbConnection};
 use crate::error::{bad_request, forbidden, internal, AppError, AppResult, ProblemBody};
-use crate::models::change::{Change, ChangeKind};
+use crate::models::change::ChangeKind;
+use crate::models::state_change::{self, AfterCommit, StateChange};
 use crate::models::version::{
     precedence_key, version_key, ManifestSummary, NewContent, NewVersion,
 };
-use crate::models::{owner, tier, tool_summary, NewAudit, Scope, ToolRow, VersionRow};
+use crate::models::{owner, tier, NewAudit, Scope, ToolRow, VersionRow};
 use crate::rate_limit::Action;
 use crate::views::{EncodableProblem, Provenance, PublishedVersion};
 
@@ -155,10 +156,12 @@ async fn publish_bundle(
         tier,
         kind: tool.execution.kind,
     };
-    let (published_name, log_index) = insert_version_retrying(state, auth.clone(), record).await?;
-    state
-        .cache
-        .invalidate_version(&published_name, &tool.version.to_string());
+    let Published {
+        name: published_name,
+        log_index,
+        after,
+    } = insert_version_retrying(state, auth.clone(), record).await?;
+    after.apply(&state.cache);
 
     tracing::info!(tool = %published_name, version = %tool.version, %sha256, publisher = %auth.login(), "published");
     Ok(HttpResponse::Created().json(PublishedVersion {
@@ -349,7 +352,7 @@ async fn insert_version_retrying(
     state: &AppState,
     auth: Auth,
     record: NewRecord,
-) -> AppResult<(String, i64)> {
+) -> AppResult<Published> {
     let record = std::sync::Arc::new(record);
     let mut attempt = 0;
     loop {
@@ -373,13 +376,22 @@ async fn insert_version_retrying(
     }
 }
 
+/// What the publish transaction committed.
+struct Published {
+    /// The tool's name as stored.
+    name: String,
+    /// The version's record's index in the transparency log.
+    log_index: i64,
+    after: AfterCommit,
+}
+
 fn insert_version(
     conn: &mut DbConnection,
     policy: &Policy,
     auth: &Auth,
     r: &NewRecord,
     max_versions: i64,
-) -> AppResult<(String, i64)> {
+) -> AppResult<Published> {
     // The tier again, under the publisher's row lock: a tier change may have
     // committed since step 3, and it must not miss this version.
     tier::recheck_publish(conn, policy, auth.user.id, auth.token.agent, r.kind)?;
@@ -436,12 +448,22 @@ fn insert_version(
     audit.version = Some(&r.version);
     audit.detail = json!({"sha256": r.sha256, "size": r.size, "format": r.format,
                           "execution": r.execution, "tier": r.tier.as_str(), "agent": auth.token.agent});
-    audit.insert(conn)?;
-    // Before the change log's lock, which serializes publishes on PostgreSQL.
-    tool_summary::refresh(conn, tool.id)?;
-    Change::record(conn, tool.id, &tool.name, &r.version, ChangeKind::Publish)?;
-    // The transparency log record, in this same transaction.
+    let after = state_change::record(
+        conn,
+        StateChange::new().audit(audit).version(
+            tool.id,
+            &tool.name,
+            &r.version,
+            ChangeKind::Publish,
+        ),
+    )?;
+    // The transparency log record, in this same transaction, last in the
+    // lock order.
     let log_index =
         crate::transparency::store::append(conn, version_id, &tool.name, &r.version, &r.sha256)?;
-    Ok((tool.name, log_index))
+    Ok(Published {
+        name: tool.name,
+        log_index,
+        after,
+    })
 }
