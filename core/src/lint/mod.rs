@@ -25,9 +25,12 @@
 
 pub mod prose;
 pub mod secrets;
+mod since;
 pub mod text;
 pub mod unicode;
 mod walk;
+
+pub use since::new_since;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

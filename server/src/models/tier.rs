@@ -10,24 +10,28 @@
 //! publisher when a server starts with a policy other than the one the
 //! versions were last checked against.
 //!
-//! The rule: a version is blocked iff the policy refuses its execution kind
-//! for its *effective tier*, which is the publisher's current tier — except
-//! for a version published with an agent token, whose effective tier is
-//! always `untrusted` (as it was when it was published).
+//! The rule: a version is blocked iff the policy refuses it
+//! ([`Policy::admit`]: its execution kind, and flagged code) for its
+//! *effective tier*, which is the publisher's current tier — except for a
+//! version published with an agent token, whose effective tier is always
+//! `untrusted` (as it was when it was published). [`recheck`] applies it to
+//! a publisher's versions (a tier change, a new policy) or to one version
+//! (a rescan that changed its findings).
 
 use diesel::prelude::*;
 use serde::Serialize;
 use serde_json::json;
-use toolreg_core::policy::Denial;
+use toolreg_core::lint::Finding;
+use toolreg_core::policy::Refusal;
 use toolreg_core::{ExecutionKind, Policy, Tier};
 
 use crate::db::DbConnection;
-use crate::error::{AppError, AppResult};
+use crate::error::AppResult;
 use crate::models::change::ChangeKind;
 use crate::models::state_change::{self, AfterCommit, StateChange};
 use crate::models::stored::Stored;
 use crate::models::{NewAudit, User};
-use crate::schema::{server_policy, tokens, tools, users, versions};
+use crate::schema::{server_policy, tokens, tools, users, version_contents, versions};
 
 /// Who asked for a change, for the audit log.
 #[derive(Debug, Clone, Copy)]
@@ -59,7 +63,7 @@ pub struct TierChange {
     pub unblocked: Vec<VersionRef>,
 }
 
-/// One published version of a publisher, with what decides its block.
+/// One published version, with what decides its block.
 #[derive(Debug, Queryable)]
 struct PublishedRow {
     id: i64,
@@ -70,7 +74,13 @@ struct PublishedRow {
     execution: ExecutionKind,
     blocked: bool,
     blocked_reason: Option<String>,
+    /// The publisher's login and current tier.
+    login: String,
+    #[diesel(deserialize_as = Stored<Tier>)]
+    tier: Tier,
     agent: Option<bool>,
+    /// `version_contents.findings`, the stored lint findings as JSON.
+    findings: String,
 }
 
 /// The tier a version counts as published with, given its publisher's tier now.
@@ -83,20 +93,36 @@ pub fn effective_tier(publisher_tier: Tier, agent_token: bool) -> Tier {
 }
 
 /// The reason shown for a blocked version (download, resolve, metadata, search).
-fn block_reason(denial: &Denial, login: &str, agent_token: bool) -> String {
-    let needs = format!(
-        "a `{}` tool needs a publisher tier of at least `{}`",
-        denial.execution, denial.required
-    );
+fn block_reason(refusal: &Refusal, login: &str, agent_token: bool) -> String {
+    let (needs, tier) = match refusal {
+        Refusal::Tier(denial) => (
+            format!(
+                "a `{}` tool needs a publisher tier of at least `{}`",
+                denial.execution, denial.required
+            ),
+            denial.publisher_tier,
+        ),
+        Refusal::FlaggedCode {
+            execution,
+            publisher_tier,
+            rules,
+        } => {
+            let rules: Vec<&str> = rules.iter().map(|r| r.as_str()).collect();
+            (
+                format!(
+                    "its definition has lint findings ({}) and a `{execution}` tool runs code, which needs a publisher tier above `untrusted`",
+                    rules.join(", ")
+                ),
+                *publisher_tier,
+            )
+        }
+    };
     if agent_token {
         format!(
             "{needs}, but it was published with an agent token, which always counts as `untrusted`"
         )
     } else {
-        format!(
-            "{needs}, but its publisher `{login}` is now `{}`",
-            denial.publisher_tier
-        )
+        format!("{needs}, but its publisher `{login}` is now `{tier}`")
     }
 }
 
@@ -113,17 +139,19 @@ pub fn lock_tier(conn: &mut DbConnection, user_id: i64) -> AppResult<Tier> {
 }
 
 /// Check, inside the publish transaction, that the publisher's tier as it is
-/// now still allows `kind` (a tier change may have committed since the
-/// request was authenticated). Returns the effective tier.
+/// now still admits a version of `kind` with `findings` (a tier change may
+/// have committed since the request was authenticated). Returns the
+/// effective tier; a refusal is the publish's 403.
 pub fn recheck_publish(
     conn: &mut DbConnection,
     policy: &Policy,
     user_id: i64,
     agent_token: bool,
     kind: ExecutionKind,
+    findings: &[Finding],
 ) -> AppResult<Tier> {
     let tier = effective_tier(lock_tier(conn, user_id)?, agent_token);
-    policy.check(kind, tier).map_err(AppError::TierForbidden)?;
+    policy.admit(kind, tier, findings)?;
     Ok(tier)
 }
 
@@ -142,7 +170,7 @@ pub fn set_tier(
     let user = User::require_by_login(conn, login)?;
     let from = lock_tier(conn, user.id)?;
     User::set_tier(conn, user.id, to)?;
-    let rechecked = recheck_publisher(conn, policy, &user, to)?;
+    let rechecked = recheck(conn, policy, Versions::Publisher(user.id))?;
 
     let mut audit = NewAudit::new("tier_change");
     audit.actor = actor.login;
@@ -194,9 +222,8 @@ pub fn apply_policy(conn: &mut DbConnection, policy: &Policy) -> AppResult<Polic
     let mut rechecked = Vec::new();
     let mut changed_publishers = Vec::new();
     for user_id in publishers {
-        let tier = lock_tier(conn, user_id)?;
-        let user = User::find(conn, user_id)?;
-        let found = recheck_publisher(conn, policy, &user, tier)?;
+        lock_tier(conn, user_id)?;
+        let found = recheck(conn, policy, Versions::Publisher(user_id))?;
         if !found.is_empty() {
             changed_publishers.push(user_id);
         }
@@ -277,14 +304,14 @@ pub fn policy_text(policy: &Policy) -> String {
         .join(",")
 }
 
-/// A version [`recheck_publisher`] blocked or unblocked.
+/// A version [`recheck`] blocked or unblocked.
 #[derive(Debug)]
-struct Rechecked {
+pub struct Rechecked {
     tool_id: i64,
     tool: String,
     version: String,
     /// `Block` or `Unblock`.
-    kind: ChangeKind,
+    pub kind: ChangeKind,
     /// The audit entry's detail: `None` when only a blocked version's reason
     /// changed (a change-log row, no audit entry).
     audit: Option<serde_json::Value>,
@@ -308,7 +335,7 @@ fn refs(rechecked: &[Rechecked]) -> (Vec<VersionRef>, Vec<VersionRef>) {
 
 /// `change` with each re-checked version's audit entry (by `actor`) and
 /// change-log row.
-fn recorded<'a>(
+pub fn recorded<'a>(
     mut change: StateChange<'a>,
     rechecked: &'a [Rechecked],
     actor: Actor<'a>,
@@ -328,21 +355,31 @@ fn recorded<'a>(
     change
 }
 
-/// Block or unblock `user`'s versions to match `policy` at `tier`, and say
-/// which changed (the caller records them, after every version row here is
-/// updated: taking the change log's lock last means a concurrent yank, which
-/// holds its version row while it waits for that lock, can't deadlock with
-/// this).
-fn recheck_publisher(
+/// Which versions [`recheck`] looks at.
+#[derive(Debug, Clone, Copy)]
+pub enum Versions {
+    /// Every version a publisher published.
+    Publisher(i64),
+    /// One version.
+    One(i64),
+}
+
+/// Block or unblock `which` versions to match what `policy` admits for
+/// their kind, their publisher's current tier and their stored findings
+/// ([`Policy::admit`]), and say which changed; the caller records them
+/// ([`recorded`]) after every version row here is updated: taking the
+/// change log's lock last means a concurrent yank, which holds its version
+/// row while it waits for that lock, can't deadlock with this.
+pub fn recheck(
     conn: &mut DbConnection,
     policy: &Policy,
-    user: &User,
-    to: Tier,
+    which: Versions,
 ) -> AppResult<Vec<Rechecked>> {
-    let rows: Vec<PublishedRow> = versions::table
+    let mut query = versions::table
         .inner_join(tools::table)
+        .inner_join(users::table)
+        .inner_join(version_contents::table)
         .left_join(tokens::table.on(versions::token_id.eq(tokens::id.nullable())))
-        .filter(versions::publisher_id.eq(user.id))
         .order(versions::id.asc())
         .select((
             versions::id,
@@ -352,26 +389,40 @@ fn recheck_publisher(
             versions::execution,
             versions::blocked,
             versions::blocked_reason,
+            users::login,
+            users::tier,
             tokens::agent.nullable(),
+            version_contents::findings,
         ))
-        .load(conn)?;
+        .into_boxed();
+    query = match which {
+        Versions::Publisher(user_id) => query.filter(versions::publisher_id.eq(user_id)),
+        Versions::One(id) => query.filter(versions::id.eq(id)),
+    };
+    let rows: Vec<PublishedRow> = query.load(conn)?;
 
     let mut out = Vec::new();
     for row in rows {
         let agent = row.agent.unwrap_or(false);
         let kind = row.execution;
-        let effective = effective_tier(to, agent);
-        let denial = policy.check(kind, effective).err();
-        match denial {
-            Some(denial) => {
-                let reason = block_reason(&denial, &user.login, agent);
+        let effective = effective_tier(row.tier, agent);
+        // Read leniently: an odd row counts as clean rather than stopping
+        // every other version's re-check.
+        let findings: Vec<Finding> = serde_json::from_str(&row.findings).unwrap_or_default();
+        match policy.admit(kind, effective, &findings) {
+            Err(refusal) => {
+                let reason = block_reason(&refusal, &row.login, agent);
                 if row.blocked && row.blocked_reason.as_deref() == Some(reason.as_str()) {
                     continue;
                 }
                 set_blocked(conn, row.id, Some(&reason))?;
+                let required = match &refusal {
+                    Refusal::Tier(denial) => denial.required,
+                    Refusal::FlaggedCode { .. } => Tier::Verified,
+                };
                 let audit = (!row.blocked).then(|| {
-                    json!({"reason": reason, "publisher": user.login, "execution": kind.as_str(),
-                           "required_tier": denial.required.as_str(),
+                    json!({"reason": reason, "publisher": row.login, "execution": kind.as_str(),
+                           "required_tier": required.as_str(),
                            "publisher_tier": effective.as_str(), "agent": agent})
                 });
                 out.push(Rechecked {
@@ -382,9 +433,9 @@ fn recheck_publisher(
                     audit,
                 });
             }
-            None if row.blocked => {
+            Ok(()) if row.blocked => {
                 set_blocked(conn, row.id, None)?;
-                let audit = json!({"publisher": user.login, "execution": kind.as_str(),
+                let audit = json!({"publisher": row.login, "execution": kind.as_str(),
                                    "publisher_tier": effective.as_str(), "previous_reason": row.blocked_reason});
                 out.push(Rechecked {
                     tool_id: row.tool_id,
@@ -394,7 +445,7 @@ fn recheck_publisher(
                     audit: Some(audit),
                 });
             }
-            None => {}
+            Ok(()) => {}
         }
     }
     Ok(out)
@@ -424,17 +475,17 @@ mod tests {
 
     #[test]
     fn block_reasons_name_kind_tiers_and_cause() {
-        let denial = Policy::default()
-            .check(ExecutionKind::Command, Tier::Untrusted)
+        let refusal = Policy::default()
+            .admit(ExecutionKind::Command, Tier::Untrusted, &[])
             .unwrap_err();
-        let text = block_reason(&denial, "bob", false);
+        let text = block_reason(&refusal, "bob", false);
         assert!(
             text.contains("`command`")
                 && text.contains("`verified`")
                 && text.contains("`bob` is now `untrusted`"),
             "{text}"
         );
-        let text = block_reason(&denial, "bob", true);
+        let text = block_reason(&refusal, "bob", true);
         assert!(text.contains("agent token"), "{text}");
     }
 }

@@ -107,12 +107,11 @@ impl TestAppBuilder {
             state.max_versions_per_tool = max;
         }
         if !self.trusted_issuers.is_empty() {
-            state.oidc = std::sync::Arc::new(toolreg_server::oidc::Oidc::new(
-                toolreg_server::oidc::OidcOptions {
+            state.oidc =
+                std::sync::Arc::new(toolreg_trustpub::Verifier::new(toolreg_trustpub::Options {
                     issuers: self.trusted_issuers.clone(),
-                    audience: toolreg_server::oidc::DEFAULT_AUDIENCE.to_string(),
-                },
-            ));
+                    audience: toolreg_trustpub::DEFAULT_AUDIENCE.to_string(),
+                }));
         }
         if let Some(limits) = self.rate_limits {
             state.rate_limits = limits;

@@ -5,11 +5,9 @@
 //! rug pull (a description that gains an instruction, a parameter that
 //! appears) shows here as a high or medium change.
 
-use std::collections::HashSet;
-
 use actix_web::{get, web};
 use serde::Deserialize;
-use toolreg_core::lint::Finding;
+use toolreg_core::lint::{self, Finding};
 use toolreg_core::Tool;
 use utoipa::IntoParams;
 
@@ -46,7 +44,7 @@ fn version_param(field: &str, value: Option<&str>) -> AppResult<String> {
 /// old and new values and a severity (high: a parameter added or an input
 /// type widened to accept anything; medium: a description or title changed,
 /// a parameter removed, a type or enum changed; low: the rest), plus the
-/// lint findings of `to` whose rule and pointer `from` did not have. 400
+/// lint findings of `to` that `from` did not have (`lint::new_since`). 400
 /// when `from` or `to` is missing or not a version, 404 naming the unknown
 /// tool or version, 403 when either version's contents are withheld
 /// (blocked or quarantined).
@@ -73,13 +71,8 @@ pub async fn diff(
         })
         .await?;
     let diff = toolreg_core::diff::between_tools(&old, &new);
-    let seen: HashSet<(&str, &str)> = old_findings
-        .iter()
-        .map(|f| (f.rule.as_str(), f.pointer.as_str()))
-        .collect();
-    let new_findings: Vec<Finding> = new_findings
-        .iter()
-        .filter(|f| !seen.contains(&(f.rule.as_str(), f.pointer.as_str())))
+    let new_findings: Vec<Finding> = lint::new_since(&old_findings, &new_findings)
+        .into_iter()
         .cloned()
         .collect();
     Ok(web::Json(VersionDiff {

@@ -8,8 +8,6 @@
 //! together with its definition fingerprint, its lint findings (the flags it
 //! carries), change log and audit rows. A failure at any point leaves nothing visible.
 
-use std::collections::BTreeSet;
-
 use actix_web::http::header;
 use actix_web::{post, web, HttpRequest, HttpResponse};
 use bytes::{Bytes, BytesMut};
@@ -25,6 +23,7 @@ use crate::db::{is_unique_violation, now, DbConnection};
 use crate::error::{bad_request, forbidden, internal, AppError, AppResult, ProblemBody};
 use crate::models::change::ChangeKind;
 use crate::models::state_change::{self, AfterCommit, StateChange};
+use crate::models::trusted_publisher::TrustedPublisher;
 use crate::models::version::{
     precedence_key, version_key, ManifestSummary, NewContent, NewVersion,
 };
@@ -109,13 +108,12 @@ async fn publish_bundle(
     .await??;
     let tool = &loaded.tool;
 
-    // 3. The publisher's tier must allow this execution kind.
+    // 3. The policy must admit this execution kind with these findings for
+    //    the publisher's tier (an untrusted publisher can't publish flagged code).
     let tier = auth.effective_tier();
     state
         .policy
-        .check(tool.execution.kind, tier)
-        .map_err(AppError::TierForbidden)?;
-    refuse_flagged_code(tool.execution.kind, tier, &loaded.findings)?;
+        .admit(tool.execution.kind, tier, &loaded.findings)?;
 
     // 4. Ownership, scope and immutability, checked before storing anything.
     let name = tool.registry_name.clone();
@@ -155,6 +153,7 @@ async fn publish_bundle(
         definition_sha256: toolreg_core::fingerprint::of_tool(tool),
         tier,
         kind: tool.execution.kind,
+        found: loaded.findings.clone(),
     };
     let Published {
         name: published_name,
@@ -176,29 +175,6 @@ async fn publish_bundle(
         warnings: loaded.warnings.iter().map(EncodableProblem::from).collect(),
         log_index,
     }))
-}
-
-/// An untrusted publisher (any agent token included) can't publish a
-/// version that runs code when the lint flagged its definition: flagged
-/// text in code nobody vouches for is refused (403) naming the rules and
-/// the tier.
-fn refuse_flagged_code(kind: ExecutionKind, tier: Tier, findings: &[Finding]) -> AppResult<()> {
-    let runs_code = matches!(
-        kind,
-        ExecutionKind::Function | ExecutionKind::Script | ExecutionKind::Command
-    );
-    if tier != Tier::Untrusted || !runs_code || findings.is_empty() {
-        return Ok(());
-    }
-    let rules: BTreeSet<&str> = findings.iter().map(|f| f.rule.as_str()).collect();
-    let rules: Vec<&str> = rules.into_iter().collect();
-    Err(forbidden(format!(
-        "the definition has lint findings ({}) and its execution kind `{kind}` runs code; \
-         a publisher of tier `{}` can't publish flagged code: reword the flagged text, \
-         or publish as a verified or trusted publisher (not with an agent token)",
-        rules.join(", "),
-        tier.as_str()
-    )))
 }
 
 /// Human form of a byte limit: `10 MiB (10485760 bytes)`.
@@ -265,6 +241,8 @@ struct NewRecord {
     definition_sha256: String,
     tier: Tier,
     kind: ExecutionKind,
+    /// The lint findings, for the policy's re-check.
+    found: Vec<Finding>,
 }
 
 /// The existing tool, if any, after checking the publisher may publish this
@@ -324,7 +302,7 @@ fn check_trusted_publishing(conn: &mut DbConnection, auth: &Auth, tool: &ToolRow
     let provenance: Provenance = serde_json::from_str(provenance)
         .map_err(|e| internal(format!("a token's stored provenance does not parse: {e}")))?;
     if !auth.token.tools(conn)?.contains(&tool.id)
-        || !crate::controllers::oidc::still_trusted(conn, tool.id, &provenance)?
+        || !TrustedPublisher::still_accepts(conn, tool.id, &provenance)?
     {
         return Err(forbidden(format!(
             "this token from trusted publishing ({} {}) may not publish `{}`: no trusted publisher of `{}` accepts that repository and workflow now",
@@ -394,7 +372,14 @@ fn insert_version(
 ) -> AppResult<Published> {
     // The tier again, under the publisher's row lock: a tier change may have
     // committed since step 3, and it must not miss this version.
-    tier::recheck_publish(conn, policy, auth.user.id, auth.token.agent, r.kind)?;
+    tier::recheck_publish(
+        conn,
+        policy,
+        auth.user.id,
+        auth.token.agent,
+        r.kind,
+        &r.found,
+    )?;
     let tool = match check_publish_allowed(conn, auth, &r.name, &r.version, max_versions)? {
         Some(tool) => {
             ToolRow::touch(conn, tool.id)?;

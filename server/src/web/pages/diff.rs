@@ -7,6 +7,7 @@
 use askama::Template;
 use serde_json::Value;
 use toolreg_core::diff::{self, ChangeKind, SegmentOp, Severity};
+use toolreg_core::lint;
 
 use super::{tool_url, version_url};
 use crate::web::assets::{Assets, ASSETS};
@@ -53,7 +54,7 @@ pub struct Word {
     pub text: String,
 }
 
-/// A lint finding of B that A did not have (by rule and pointer).
+/// A lint finding of B that A did not have (`lint::new_since`).
 pub struct FindingRow {
     pub rule: String,
     pub pointer: String,
@@ -115,15 +116,8 @@ impl DiffPage {
                 }
             })
             .collect();
-        let seen: Vec<(&str, &str)> = from
-            .findings
-            .iter()
-            .map(|f| (f.rule.as_str(), f.pointer.as_str()))
-            .collect();
-        let findings = to
-            .findings
-            .iter()
-            .filter(|f| !seen.contains(&(f.rule.as_str(), f.pointer.as_str())))
+        let findings = lint::new_since(&from.findings, &to.findings)
+            .into_iter()
             .map(|f| FindingRow {
                 rule: f.rule.as_str().to_string(),
                 pointer: f.pointer.clone(),

@@ -112,8 +112,8 @@ impl ProvenanceView {
         let safe_sha = !p.sha.is_empty() && p.sha.chars().all(|c| c.is_ascii_hexdigit());
         let safe_run = !p.run_id.is_empty() && p.run_id.chars().all(|c| c.is_ascii_digit());
         let (base, commit, run) = match p.issuer.as_str() {
-            crate::oidc::GITHUB_ISSUER => ("https://github.com", "commit", "actions/runs"),
-            crate::oidc::GITLAB_ISSUER => ("https://gitlab.com", "-/commit", "-/pipelines"),
+            toolreg_trustpub::GITHUB_ISSUER => ("https://github.com", "commit", "actions/runs"),
+            toolreg_trustpub::GITLAB_ISSUER => ("https://gitlab.com", "-/commit", "-/pipelines"),
             _ => ("", "", ""),
         };
         let repo_url = (!base.is_empty() && safe_repo).then(|| format!("{base}/{}", p.repository));
@@ -387,7 +387,7 @@ mod provenance_tests {
     #[test]
     fn hosted_issuers_get_links_built_from_safe_values_only() {
         let gh = ProvenanceView::of(&provenance(
-            crate::oidc::GITHUB_ISSUER,
+            toolreg_trustpub::GITHUB_ISSUER,
             "acme/tools",
             "abc123",
             "42",
@@ -404,7 +404,12 @@ mod provenance_tests {
             gh.run_url.as_deref(),
             Some("https://github.com/acme/tools/actions/runs/42")
         );
-        let gl = ProvenanceView::of(&provenance(crate::oidc::GITLAB_ISSUER, "g/p", "abc", "7"));
+        let gl = ProvenanceView::of(&provenance(
+            toolreg_trustpub::GITLAB_ISSUER,
+            "g/p",
+            "abc",
+            "7",
+        ));
         assert_eq!(
             gl.run_url.as_deref(),
             Some("https://gitlab.com/g/p/-/pipelines/7")
@@ -414,7 +419,7 @@ mod provenance_tests {
             Some("https://gitlab.com/g/p/-/commit/abc")
         );
         let odd = ProvenanceView::of(&provenance(
-            crate::oidc::GITHUB_ISSUER,
+            toolreg_trustpub::GITHUB_ISSUER,
             "a/../evil?x",
             "zz",
             "1 2",
