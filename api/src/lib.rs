@@ -1,6 +1,7 @@
 //! The JSON of the toolreg HTTP API (docs/api.md): the answers the server
-//! sends and the CLI reads, and the request bodies they exchange, defined
-//! once for both.
+//! sends and the CLI reads, the request bodies they exchange, and the
+//! paging parameters every paginated list takes ([`PageQuery`]), defined
+//! once for all of them.
 //!
 //! Every type serializes to exactly the bytes the server sends, field order
 //! included. Reading is lenient where a newer server may say more: unknown
@@ -16,8 +17,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolreg_core::{ExecutionKind, Format, Problem, Tier};
 
+mod page;
 mod search;
 
+pub use page::{Page, PageError, PageQuery};
 pub use search::{FacetCounts, SearchAnswer, SearchFacets, SearchHighlights, SearchHit};
 
 /// A validation finding: a warning on publish, or one entry of a

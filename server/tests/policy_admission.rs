@@ -55,7 +55,10 @@ async fn download(app: &TestApp, tool: &str) -> (u16, String) {
             .await,
     )
     .await;
-    (status, body["detail"].as_str().unwrap_or_default().to_string())
+    (
+        status,
+        body["detail"].as_str().unwrap_or_default().to_string(),
+    )
 }
 
 async fn flagged_code_is_refused_at_publish_blocked_on_demotion_and_rescan(app: TestApp) {
@@ -77,7 +80,8 @@ async fn flagged_code_is_refused_at_publish_blocked_on_demotion_and_rescan(app: 
     );
     app.publish_ok(&eve, command_tool("eve-clean", false)).await;
     // A verified publisher may publish flagged code.
-    app.publish_ok(&bob, command_tool("bob-flagged", true)).await;
+    app.publish_ok(&bob, command_tool("bob-flagged", true))
+        .await;
     app.publish_ok(&bob, command_tool("bob-later", true)).await;
     // As if `bob-later` had been published before the rules that flag it.
     app.state
@@ -105,7 +109,11 @@ async fn flagged_code_is_refused_at_publish_blocked_on_demotion_and_rescan(app: 
         detail.contains("lint findings") && detail.contains("`bob` is now `untrusted`"),
         "{detail}"
     );
-    assert_eq!(download(&app, "bob-later").await.0, 200, "stored findings are clean");
+    assert_eq!(
+        download(&app, "bob-later").await.0,
+        200,
+        "stored findings are clean"
+    );
     assert_eq!(download(&app, "eve-clean").await.0, 200);
     // Promoted again: unblocked.
     set_tier(&app, &admin, "bob", "verified").await;

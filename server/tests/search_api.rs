@@ -470,8 +470,8 @@ fn serde_urlencoded_like(q: &str) -> toolreg_search::SearchRequest {
             "keyword" => out.keyword = v,
             "license" => out.license = v,
             "sort" => out.sort = v,
-            "page" => out.page = v,
-            "per_page" => out.per_page = v,
+            "page" => out.page.page = v,
+            "per_page" => out.page.per_page = v,
             other => panic!("probe parameter {other}"),
         }
     }

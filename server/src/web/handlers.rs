@@ -190,9 +190,13 @@ async fn show<C: Catalog>(
         };
         let version = match wanted {
             Some(v) => v,
-            None => match semver::Version::parse(&summary.latest_version) {
-                Ok(v) => v,
-                Err(_) => {
+            None => match summary
+                .latest_version
+                .as_deref()
+                .map(semver::Version::parse)
+            {
+                Some(Ok(v)) => v,
+                _ => {
                     return Err(AppError::Internal(format!(
                         "tool `{lookup}` has a bad latest version"
                     )))
@@ -200,7 +204,9 @@ async fn show<C: Catalog>(
             },
         };
         let detail = c.version(&summary.name, &version)?;
-        let required = detail.as_ref().map(|d| c.required_tier(d.row.execution));
+        let required = detail
+            .as_ref()
+            .map(|d| c.required_tier(d.version.execution));
         Ok(Some((summary, version, detail, required)))
     })
     .await;
@@ -238,7 +244,7 @@ async fn show<C: Catalog>(
         Ok(Some((summary, _, Some(detail), required))) => {
             // A version whose texts are withheld gets only the notice: its
             // definition, README and code are not on the page.
-            match detail.row.state().texts(&detail.row.version.to_string()) {
+            match detail.state().texts(&detail.version.version) {
                 Ok(()) => {
                     let required = required.unwrap_or_default();
                     render(StatusCode::OK, &ToolPage::new(&summary, &detail, required))
@@ -290,11 +296,7 @@ pub async fn tool_diff<C: Catalog>(
                 }
             };
             if summary.name != name {
-                let target = diff_url(
-                    &summary.name,
-                    &a.row.version.to_string(),
-                    &b.row.version.to_string(),
-                );
+                let target = diff_url(&summary.name, &a.version.version, &b.version.version);
                 return HttpResponse::PermanentRedirect()
                     .insert_header((header::LOCATION, target))
                     .insert_header((header::CACHE_CONTROL, HeaderValue::from_static("no-cache")))
@@ -302,7 +304,7 @@ pub async fn tool_diff<C: Catalog>(
             }
             // Either version's withheld contents withhold the comparison.
             for v in [&a, &b] {
-                if let Err(refusal) = v.row.state().contents(&v.row.version.to_string()) {
+                if let Err(refusal) = v.state().contents(&v.version.version) {
                     return error_page(&refusal);
                 }
             }

@@ -25,14 +25,11 @@ use crate::models::change::ChangeKind;
 use crate::models::state_change::{self, AfterCommit, StateChange};
 use crate::models::trusted_publisher::TrustedPublisher;
 use crate::models::version::{
-    precedence_key, version_key, ManifestSummary, NewContent, NewVersion,
+    precedence_key, version_key, ManifestSummary, NewContent, NewVersion, MAX_README,
 };
 use crate::models::{owner, tier, NewAudit, Scope, ToolRow, VersionRow};
 use crate::rate_limit::Action;
 use crate::views::{EncodableProblem, Provenance, PublishedVersion};
-
-/// The largest README.md a bundle may carry: it is shown on the tool page.
-pub const MAX_README: usize = 512 * 1024;
 
 /// Publish a bundle (a gzip'd tar of the tool directory).
 #[utoipa::path(tag = "tools", security(("bearer" = [])),

@@ -14,16 +14,19 @@
 //! * [`order`]: the version's uniqueness key and its SemVer order key.
 //! * [`summary`]: the listing fields stored with the row.
 //! * [`fingerprints`]: filling in fingerprints of versions from before they were stored.
+//! * [`encode`]: a version as the API answers it, with what its state withholds left out.
 
 mod fingerprints;
 mod order;
 pub mod state;
 mod summary;
+mod view;
 
 pub use fingerprints::fill_fingerprints;
 pub use order::{fill_order, order_key, precedence_key, version_key};
 pub use state::VersionState;
 pub use summary::ManifestSummary;
+pub use view::{encode, MAX_README};
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;

@@ -32,6 +32,7 @@
 //! Adding a state is one variant here: every method matches on every
 //! variant, so the compiler asks for each of its answers.
 
+use toolreg_api::{EncodableVersion, EncodableVersionSummary};
 use toolreg_core::lint::Finding;
 
 use crate::error::AppError;
@@ -80,6 +81,28 @@ impl VersionState {
         } else {
             VersionState::Live
         }
+    }
+
+    /// The state a version's API answer reports (the web pages read those).
+    pub fn of_version(v: &EncodableVersion) -> VersionState {
+        VersionState::from_columns(
+            v.yanked,
+            v.blocked,
+            v.blocked_reason.as_deref(),
+            v.quarantined,
+            v.quarantine_reason.as_deref(),
+        )
+    }
+
+    /// The state a line of a tool's version list reports.
+    pub fn of_listed(v: &EncodableVersionSummary) -> VersionState {
+        VersionState::from_columns(
+            v.yanked,
+            v.blocked,
+            v.blocked_reason.as_deref(),
+            v.quarantined,
+            v.quarantine_reason.as_deref(),
+        )
     }
 
     /// May `version`'s contents be served? The refusal is the problem the

@@ -64,8 +64,8 @@ pub struct FindingRow {
 
 impl DiffPage {
     pub fn new(name: &str, from: &VersionDetail, to: &VersionDetail) -> DiffPage {
-        let (a, b) = (from.row.version.to_string(), to.row.version.to_string());
-        let d = diff::between_tools(&from.manifest, &to.manifest);
+        let (a, b) = (from.version.version.clone(), to.version.version.clone());
+        let d = diff::between_tools(&from.tool, &to.tool);
         let count = |s: Severity| d.changes.iter().filter(|c| c.severity == s).count();
         let summary = if d.changes.is_empty() {
             "The definition the model reads is the same in both versions.".to_string()
@@ -116,7 +116,7 @@ impl DiffPage {
                 }
             })
             .collect();
-        let findings = lint::new_since(&from.findings, &to.findings)
+        let findings = lint::new_since(&from.version.findings, &to.version.findings)
             .into_iter()
             .map(|f| FindingRow {
                 rule: f.rule.as_str().to_string(),

@@ -4,6 +4,7 @@
 //! version of the tool.
 
 use askama::Template;
+use toolreg_api::{EncodablePublisher, EncodableTool};
 use toolreg_core::lint::Finding;
 use toolreg_core::policy::Tier;
 
@@ -11,8 +12,9 @@ use super::version::{
     execution_detail, exports, format_exports, pin_snippet, ExportView, FormatExport,
 };
 use super::{date_only, downloads_label, license_label, plural, size_label, tool_url, version_url};
+use crate::models::VersionState;
 use crate::web::assets::{Assets, ASSETS};
-use crate::web::catalog::{CatalogQuery, Publisher, ToolSummary, VersionDetail};
+use crate::web::catalog::VersionDetail;
 use crate::web::html::{self, SafeHtml};
 use crate::web::params::{self, ParamRow};
 use crate::web::query;
@@ -75,8 +77,8 @@ pub struct ToolView {
     pub versions: Vec<VersionLine>,
     /// Set when the table lists only the newest of the tool's versions:
     /// how many there are in all, and where the API lists every one.
-    pub versions_cut: Option<(u64, String)>,
-    pub owners: Vec<Publisher>,
+    pub versions_cut: Option<(i64, String)>,
+    pub owners: Vec<EncodablePublisher>,
     pub keywords: Vec<Link>,
     pub links: Vec<Link>,
     pub authors: Vec<String>,
@@ -147,7 +149,7 @@ pub struct VersionLine {
     pub published_date: String,
     pub publisher: String,
     pub execution: &'static str,
-    pub downloads: u64,
+    pub downloads: i64,
     pub yanked: bool,
     pub blocked: bool,
 }
@@ -188,7 +190,7 @@ impl FindingView {
 }
 
 impl ToolPage {
-    pub fn new(summary: &ToolSummary, detail: &VersionDetail, required_tier: Tier) -> Self {
+    pub fn new(summary: &EncodableTool, detail: &VersionDetail, required_tier: Tier) -> Self {
         ToolPage {
             assets: &ASSETS,
             t: ToolView::new(summary, detail, required_tier),
@@ -197,12 +199,14 @@ impl ToolPage {
 }
 
 impl ToolView {
-    fn new(summary: &ToolSummary, detail: &VersionDetail, required_tier: Tier) -> Self {
-        let tool = &detail.manifest;
-        let row = &detail.row;
+    fn new(summary: &EncodableTool, detail: &VersionDetail, required_tier: Tier) -> Self {
+        let tool = &detail.tool;
+        let row = &detail.version;
         let name = summary.name.clone();
-        let version = row.version.to_string();
-        let is_latest = version == summary.latest_version;
+        let version = row.version.clone();
+        let semver = detail.semver();
+        let latest_version = summary.latest_version.clone().unwrap_or_default();
+        let is_latest = version == latest_version;
         let (params, params_cut) = params::rows(&tool.parameters);
         let result = tool
             .result
@@ -212,7 +216,7 @@ impl ToolView {
         let readme = detail.readme.clone();
         // A version whose contents may not be served shows neither its
         // definition (in any format) nor the code or command it runs.
-        let contents_withheld = !row.state().contents_served();
+        let contents_withheld = !detail.state().contents_served();
         let mut links = Vec::new();
         for (label, url) in [
             ("Homepage", &tool.homepage),
@@ -230,15 +234,7 @@ impl ToolView {
             .iter()
             .map(|k| Link {
                 label: k.clone(),
-                url: query::url(
-                    &CatalogQuery {
-                        keyword: Some(k.clone()),
-                        page: 1,
-                        per_page: query::PER_PAGE,
-                        ..CatalogQuery::default()
-                    },
-                    1,
-                ),
+                url: query::keyword_url(k),
             })
             .collect();
         let authors = tool
@@ -255,16 +251,17 @@ impl ToolView {
             .iter()
             .enumerate()
             .map(|(i, v)| VersionLine {
-                version: v.version.to_string(),
-                url: version_url(&name, &v.version.to_string()),
+                version: v.version.clone(),
+                url: version_url(&name, &v.version),
                 // Newest first: the previous version is the next one listed.
                 diff_url: summary
                     .versions
                     .get(i + 1)
-                    .filter(|prev| prev.state().contents_served() && v.state().contents_served())
-                    .map(|prev| {
-                        super::diff_url(&name, &prev.version.to_string(), &v.version.to_string())
-                    }),
+                    .filter(|prev| {
+                        VersionState::of_listed(prev).contents_served()
+                            && VersionState::of_listed(v).contents_served()
+                    })
+                    .map(|prev| super::diff_url(&name, &prev.version, &v.version)),
                 current: v.version == row.version,
                 published_at: v.published_at.clone(),
                 published_date: date_only(&v.published_at),
@@ -280,7 +277,7 @@ impl ToolView {
         } else {
             tool.description.clone()
         };
-        let findings: Vec<FindingView> = detail.findings.iter().map(FindingView::new).collect();
+        let findings: Vec<FindingView> = row.findings.iter().map(FindingView::new).collect();
         let findings_summary = if findings.is_empty() {
             String::new()
         } else {
@@ -295,19 +292,22 @@ impl ToolView {
             )
         };
         ToolView {
-            provenance: detail.provenance.as_ref().map(ProvenanceView::of),
+            provenance: row.provenance.as_ref().map(ProvenanceView::of),
             findings,
             findings_summary,
             meta_description: description.chars().take(160).collect(),
             title: tool.title.clone().filter(|t| !t.is_empty() && *t != name),
             description,
             call_name: tool.call_name.clone(),
-            pin: pin_snippet(&name, &row.version),
-            version_is_stable: row.version.pre.is_empty(),
+            pin: semver
+                .as_ref()
+                .map(|v| pin_snippet(&name, v))
+                .unwrap_or_else(|| format!("toolreg add {name}@={version}")),
+            version_is_stable: semver.as_ref().is_none_or(|v| v.pre.is_empty()),
             is_latest,
             latest_url: (!is_latest).then(|| tool_url(&name)),
-            latest_version: summary.latest_version.clone(),
-            tier: detail.publisher.tier.as_str(),
+            latest_version,
+            tier: row.publisher.tier.as_str(),
             required_tier: required_tier.as_str(),
             execution: row.execution.as_str(),
             execution_explained: row.execution.explain(),
@@ -320,15 +320,18 @@ impl ToolView {
             format: row.format.as_str(),
             definition_file: tool.definition_file.clone(),
             license: license_label(tool.license.as_deref()),
-            publisher: detail.publisher.login.clone(),
+            publisher: row.publisher.login.clone(),
             published_at: row.published_at.clone(),
             published_date: date_only(&row.published_at),
-            size: size_label(row.size),
+            size: size_label(u64::try_from(row.size).unwrap_or(0)),
             sha256: row.sha256.clone(),
-            definition_sha256: detail.definition_sha256.clone().unwrap_or_default(),
+            definition_sha256: row.definition_sha256.clone().unwrap_or_default(),
             bundle_url: format!("/api/v1/tools/{name}/{version}/download"),
-            version_downloads: downloads_label(row.downloads),
-            tool_downloads: format!("{} (all versions)", downloads_label(summary.downloads)),
+            version_downloads: downloads_label(u64::try_from(row.downloads).unwrap_or(0)),
+            tool_downloads: format!(
+                "{} (all versions)",
+                downloads_label(u64::try_from(summary.downloads).unwrap_or(0))
+            ),
             yanked: row.yanked,
             blocked: row.blocked,
             blocked_reason: row.blocked_reason.clone().unwrap_or_else(|| {
@@ -352,7 +355,7 @@ impl ToolView {
                 format_exports(detail, &name, &version)
             },
             contents_withheld,
-            versions_cut: (summary.versions_total > summary.versions.len() as u64).then(|| {
+            versions_cut: (summary.versions_total > summary.versions.len() as i64).then(|| {
                 (
                     summary.versions_total,
                     format!("/api/v1/tools/{name}/versions"),
