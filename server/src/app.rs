@@ -51,7 +51,7 @@ pub struct AppState {
     pub cache: crate::read_cache::ReadCache,
     /// Trusted publishing's ID-token verifier (off unless `serve` is given
     /// trusted issuers).
-    pub oidc: std::sync::Arc<toolreg_trustpub::Verifier>,
+    pub oidc: std::sync::Arc<toolreg_trustpub::IdTokenVerifier>,
 }
 
 impl AppState {
@@ -72,7 +72,7 @@ impl AppState {
             max_versions_per_tool: DEFAULT_MAX_VERSIONS_PER_TOOL,
             log: crate::transparency::LogService::ephemeral(),
             cache: crate::read_cache::ReadCache::default(),
-            oidc: std::sync::Arc::new(toolreg_trustpub::Verifier::off()),
+            oidc: std::sync::Arc::new(toolreg_trustpub::IdTokenVerifier::off()),
         }
     }
 }

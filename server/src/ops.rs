@@ -53,10 +53,12 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
         trust_proxy: opts.trust_proxy,
     };
     state.max_versions_per_tool = opts.max_versions_per_tool;
-    state.oidc = Arc::new(toolreg_trustpub::Verifier::new(toolreg_trustpub::Options {
-        issuers: opts.trusted_issuers.clone(),
-        audience: opts.oidc_audience.clone(),
-    }));
+    state.oidc = Arc::new(toolreg_trustpub::IdTokenVerifier::new(
+        toolreg_trustpub::Options {
+            issuers: opts.trusted_issuers.clone(),
+            audience: opts.oidc_audience.clone(),
+        },
+    ));
     if !opts.trusted_issuers.is_empty() {
         tracing::info!(issuers = ?opts.trusted_issuers, audience = %opts.oidc_audience, "trusted publishing is on");
     }

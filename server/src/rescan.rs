@@ -26,7 +26,7 @@ use toolreg_core::{Format, Policy, Tool};
 
 use crate::db::DbConnection;
 use crate::error::{internal, AppResult};
-use crate::models::change::ChangeKind;
+use crate::models::change::ChangeLogKind;
 use crate::models::state_change::{self, StateChange};
 use crate::models::stored::Stored;
 use crate::models::tier::{self, Actor};
@@ -262,7 +262,7 @@ pub fn apply(
     // A quarantine logs its own change; otherwise the findings change is logged.
     let mut change = StateChange::new().audit(audit);
     if !quarantine {
-        change = change.version(v.tool_id, &v.tool, &v.version, ChangeKind::Findings);
+        change = change.version(v.tool_id, &v.tool, &v.version, ChangeLogKind::Findings);
     }
     let actor = Actor {
         login: None,
@@ -274,8 +274,8 @@ pub fn apply(
     state_change::record(conn, change)?.not_served();
     let applied = Applied {
         quarantined: quarantine,
-        blocked: rechecked.iter().any(|c| c.kind == ChangeKind::Block),
-        unblocked: rechecked.iter().any(|c| c.kind == ChangeKind::Unblock),
+        blocked: rechecked.iter().any(|c| c.kind == ChangeLogKind::Block),
+        unblocked: rechecked.iter().any(|c| c.kind == ChangeLogKind::Unblock),
     };
     if quarantine {
         let tool: ToolRow = tools::table

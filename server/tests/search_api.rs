@@ -318,7 +318,7 @@ async fn fresh_after_publish_yank_and_block(app: TestApp) {
 
     // A block (as a tier demotion writes it: the flag plus a change-log row).
     use diesel::prelude::*;
-    use toolreg_server::models::change::{ChangeKind, LoggedChange};
+    use toolreg_server::models::change::{ChangeLogKind, LoggedChange};
     use toolreg_server::models::{ToolRow, VersionRow};
     use toolreg_server::schema::versions;
     app.state
@@ -332,7 +332,7 @@ async fn fresh_after_publish_yank_and_block(app: TestApp) {
                     versions::blocked_reason.eq(Some("publisher demoted")),
                 ))
                 .execute(conn)?;
-            LoggedChange::append(conn, tool.id, &tool.name, "1.0.0", ChangeKind::Block)
+            LoggedChange::append(conn, tool.id, &tool.name, "1.0.0", ChangeLogKind::Block)
         })
         .await
         .expect("block");

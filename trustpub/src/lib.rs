@@ -3,7 +3,7 @@
 //!
 //! A CI platform (GitHub Actions, GitLab CI) signs a short-lived JWT that
 //! says which repository, workflow, ref and run a job is. The operator lists
-//! the issuers the registry trusts; [`Verifier::verify`] checks a token
+//! the issuers the registry trusts; [`IdTokenVerifier::verify`] checks a token
 //! against them:
 //!
 //! 1. the unverified payload names the issuer, which must be a trusted one;
@@ -37,4 +37,4 @@ mod verify;
 pub use claims::Identity;
 pub use error::TrustPubError;
 pub use issuer::{parse_issuer, GITHUB_ISSUER, GITLAB_ISSUER};
-pub use verify::{Options, Verifier, DEFAULT_AUDIENCE, LEEWAY_SECS};
+pub use verify::{IdTokenVerifier, Options, DEFAULT_AUDIENCE, LEEWAY_SECS};

@@ -1,4 +1,4 @@
-//! [`Verifier`]: the configuration (trusted issuers, audience), an HTTP
+//! [`IdTokenVerifier`]: the configuration (trusted issuers, audience), an HTTP
 //! client and the issuers' cached keys, and the check of one ID token.
 
 use std::time::Duration;
@@ -24,7 +24,7 @@ pub struct Options {
 }
 
 /// The verifier: configuration, an HTTP client and the issuers' cached keys.
-pub struct Verifier {
+pub struct IdTokenVerifier {
     options: Options,
     /// Built on first use: a registry without trusted issuers never loads
     /// the TLS roots.
@@ -32,9 +32,9 @@ pub struct Verifier {
     keys: KeyCache,
 }
 
-impl Verifier {
-    pub fn new(options: Options) -> Verifier {
-        Verifier {
+impl IdTokenVerifier {
+    pub fn new(options: Options) -> IdTokenVerifier {
+        IdTokenVerifier {
             options,
             http: std::sync::OnceLock::new(),
             keys: KeyCache::default(),
@@ -42,8 +42,8 @@ impl Verifier {
     }
 
     /// A verifier that trusts no issuer: trusted publishing is off.
-    pub fn off() -> Verifier {
-        Verifier::new(Options {
+    pub fn off() -> IdTokenVerifier {
+        IdTokenVerifier::new(Options {
             issuers: Vec::new(),
             audience: DEFAULT_AUDIENCE.to_string(),
         })

@@ -17,7 +17,7 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use serde_json::{json, Value};
 use toolreg_api::VersionDiff;
-use toolreg_core::diff::Severity;
+use toolreg_core::diff::ChangeSeverity;
 
 use super::Context;
 use crate::client::Client;
@@ -119,7 +119,7 @@ fn diff_of<'a>(moved: &'a [(String, VersionDiff)], change: &Change) -> Option<&'
 /// Why a move needs a yes: a medium or high change, or new findings.
 pub fn needs_yes(d: &VersionDiff) -> Option<String> {
     let mut why = Vec::new();
-    if let Some(s) = d.highest().filter(|s| *s >= Severity::Medium) {
+    if let Some(s) = d.highest().filter(|s| *s >= ChangeSeverity::Medium) {
         why.push(format!("{s} change"));
     }
     if !d.new_findings.is_empty() {
@@ -150,14 +150,14 @@ pub fn summary(d: &VersionDiff) -> String {
     if d.changes.is_empty() && d.new_findings.is_empty() {
         return "the definition is unchanged".to_string();
     }
-    let count = |s: Severity| d.changes.iter().filter(|c| c.severity == s).count();
+    let count = |s: ChangeSeverity| d.changes.iter().filter(|c| c.severity == s).count();
     let mut text = format!(
         "{} change{} ({} high, {} medium, {} low)",
         d.changes.len(),
         if d.changes.len() == 1 { "" } else { "s" },
-        count(Severity::High),
-        count(Severity::Medium),
-        count(Severity::Low)
+        count(ChangeSeverity::High),
+        count(ChangeSeverity::Medium),
+        count(ChangeSeverity::Low)
     );
     if !d.new_findings.is_empty() {
         let mut rules: Vec<&str> = d.new_findings.iter().map(|f| f.rule.as_str()).collect();
@@ -237,7 +237,7 @@ mod tests {
         assert_eq!(needs_yes(&d).as_deref(), Some("high change"));
         let mut low = d.clone();
         low.changes.retain(|c| c.pointer == "/description");
-        low.changes[0].severity = Severity::Low;
+        low.changes[0].severity = ChangeSeverity::Low;
         assert_eq!(needs_yes(&low), None);
         assert_eq!(summary(&low), "1 change (0 high, 0 medium, 1 low)");
         let empty = VersionDiff {

@@ -1,7 +1,7 @@
 //! `POST /api/v1/oidc/exchange`: a CI job trades its OpenID Connect ID
 //! token for a short-lived registry token (trusted publishing).
 //!
-//! The ID token is verified by [`toolreg_trustpub::Verifier::verify`] (401
+//! The ID token is verified by [`toolreg_trustpub::IdTokenVerifier::verify`] (401
 //! naming what failed), then matched against the trusted publishers that
 //! owners set for their tools ([`TrustedPublisher::accepts`]: same issuer,
 //! repository and workflow, and the same environment where one was set; 403

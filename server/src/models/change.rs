@@ -12,7 +12,7 @@ use crate::schema::changes;
 
 /// What happened to a version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChangeKind {
+pub enum ChangeLogKind {
     Publish,
     Yank,
     Unyank,
@@ -24,17 +24,17 @@ pub enum ChangeKind {
     Findings,
 }
 
-impl ChangeKind {
+impl ChangeLogKind {
     pub fn as_str(self) -> &'static str {
         match self {
-            ChangeKind::Publish => "publish",
-            ChangeKind::Yank => "yank",
-            ChangeKind::Unyank => "unyank",
-            ChangeKind::Block => "block",
-            ChangeKind::Unblock => "unblock",
-            ChangeKind::Quarantine => "quarantine",
-            ChangeKind::Unquarantine => "unquarantine",
-            ChangeKind::Findings => "findings",
+            ChangeLogKind::Publish => "publish",
+            ChangeLogKind::Yank => "yank",
+            ChangeLogKind::Unyank => "unyank",
+            ChangeLogKind::Block => "block",
+            ChangeLogKind::Unblock => "unblock",
+            ChangeLogKind::Quarantine => "quarantine",
+            ChangeLogKind::Unquarantine => "unquarantine",
+            ChangeLogKind::Findings => "findings",
         }
     }
 }
@@ -59,7 +59,7 @@ impl LoggedChange {
         tool_id: i64,
         tool_name: &str,
         version: &str,
-        kind: ChangeKind,
+        kind: ChangeLogKind,
     ) -> AppResult<()> {
         Db::lock_change_log(conn)?;
         diesel::insert_into(changes::table)

@@ -18,7 +18,7 @@ use serde_json::json;
 
 use crate::db::{now, DbConnection};
 use crate::error::AppResult;
-use crate::models::change::ChangeKind;
+use crate::models::change::ChangeLogKind;
 use crate::models::state_change::{self, AfterCommit, StateChange};
 use crate::models::tier::Actor;
 use crate::models::{report, NewAudit, ToolRow, VersionRow};
@@ -27,7 +27,7 @@ use crate::schema::versions;
 /// A version's quarantine state after [`set`], and what the read cache must
 /// forget once it commits.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct QuarantineState {
+pub struct QuarantineOutcome {
     pub name: String,
     pub version: String,
     pub quarantined: bool,
@@ -49,13 +49,13 @@ pub fn set(
     v: &VersionRow,
     reason: Option<&str>,
     actor: &Actor<'_>,
-) -> AppResult<(QuarantineState, AfterCommit)> {
+) -> AppResult<(QuarantineOutcome, AfterCommit)> {
     let unchanged = match reason {
         Some(r) => v.quarantined && v.quarantine_reason.as_deref() == Some(r),
         None => !v.quarantined,
     };
     if unchanged {
-        let state = QuarantineState {
+        let state = QuarantineOutcome {
             name: tool.name.clone(),
             version: v.version.clone(),
             quarantined: v.quarantined,
@@ -79,9 +79,9 @@ pub fn set(
         None => 0,
     };
     let kind = if reason.is_some() {
-        ChangeKind::Quarantine
+        ChangeLogKind::Quarantine
     } else {
-        ChangeKind::Unquarantine
+        ChangeLogKind::Unquarantine
     };
     let mut audit = NewAudit::new(kind.as_str());
     audit.actor = actor.login;
@@ -99,7 +99,7 @@ pub fn set(
             .audit(audit)
             .version(tool.id, &tool.name, &v.version, kind),
     )?;
-    let state = QuarantineState {
+    let state = QuarantineOutcome {
         name: tool.name.clone(),
         version: v.version.clone(),
         quarantined: reason.is_some(),

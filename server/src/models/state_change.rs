@@ -28,7 +28,7 @@
 
 use crate::db::DbConnection;
 use crate::error::AppResult;
-use crate::models::change::{ChangeKind, LoggedChange};
+use crate::models::change::{ChangeLogKind, LoggedChange};
 use crate::models::{tool_summary, NewAudit};
 use crate::read_cache::ReadCache;
 
@@ -41,7 +41,7 @@ pub struct StateChange<'a> {
     /// Publishers whose every tool's summary shows the change.
     publishers: Vec<i64>,
     /// Change-log rows: (tool id, tool name, version, kind).
-    log: Vec<(i64, String, String, ChangeKind)>,
+    log: Vec<(i64, String, String, ChangeLogKind)>,
     stale: Vec<Stale>,
 }
 
@@ -70,7 +70,7 @@ impl<'a> StateChange<'a> {
 
     /// A version's state or contents changed (`kind`): its change-log row,
     /// its tool's summary, and its cached answers.
-    pub fn version(mut self, tool_id: i64, tool: &str, version: &str, kind: ChangeKind) -> Self {
+    pub fn version(mut self, tool_id: i64, tool: &str, version: &str, kind: ChangeLogKind) -> Self {
         self.summaries.push(tool_id);
         self.log
             .push((tool_id, tool.to_string(), version.to_string(), kind));

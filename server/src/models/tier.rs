@@ -27,7 +27,7 @@ use toolreg_core::{ExecutionKind, Policy, Tier};
 
 use crate::db::DbConnection;
 use crate::error::AppResult;
-use crate::models::change::ChangeKind;
+use crate::models::change::ChangeLogKind;
 use crate::models::state_change::{self, AfterCommit, StateChange};
 use crate::models::stored::Stored;
 use crate::models::{NewAudit, User};
@@ -311,7 +311,7 @@ pub struct Rechecked {
     tool: String,
     version: String,
     /// `Block` or `Unblock`.
-    pub kind: ChangeKind,
+    pub kind: ChangeLogKind,
     /// The audit entry's detail: `None` when only a blocked version's reason
     /// changed (a change-log row, no audit entry).
     audit: Option<serde_json::Value>,
@@ -326,7 +326,7 @@ fn refs(rechecked: &[Rechecked]) -> (Vec<VersionRef>, Vec<VersionRef>) {
             version: r.version.clone(),
         };
         match r.kind {
-            ChangeKind::Block => blocked.push(here),
+            ChangeLogKind::Block => blocked.push(here),
             _ => unblocked.push(here),
         }
     }
@@ -429,7 +429,7 @@ pub fn recheck(
                     tool_id: row.tool_id,
                     tool: row.tool_name,
                     version: row.version,
-                    kind: ChangeKind::Block,
+                    kind: ChangeLogKind::Block,
                     audit,
                 });
             }
@@ -441,7 +441,7 @@ pub fn recheck(
                     tool_id: row.tool_id,
                     tool: row.tool_name,
                     version: row.version,
-                    kind: ChangeKind::Unblock,
+                    kind: ChangeLogKind::Unblock,
                     audit: Some(audit),
                 });
             }

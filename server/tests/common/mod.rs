@@ -107,11 +107,12 @@ impl TestAppBuilder {
             state.max_versions_per_tool = max;
         }
         if !self.trusted_issuers.is_empty() {
-            state.oidc =
-                std::sync::Arc::new(toolreg_trustpub::Verifier::new(toolreg_trustpub::Options {
+            state.oidc = std::sync::Arc::new(toolreg_trustpub::IdTokenVerifier::new(
+                toolreg_trustpub::Options {
                     issuers: self.trusted_issuers.clone(),
                     audience: toolreg_trustpub::DEFAULT_AUDIENCE.to_string(),
-                }));
+                },
+            ));
         }
         if let Some(limits) = self.rate_limits {
             state.rate_limits = limits;

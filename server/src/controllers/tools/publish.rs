@@ -21,7 +21,7 @@ use crate::app::AppState;
 use crate::auth::Auth;
 use crate::db::{is_unique_violation, now, DbConnection};
 use crate::error::{bad_request, forbidden, internal, AppError, AppResult, ProblemBody};
-use crate::models::change::ChangeKind;
+use crate::models::change::ChangeLogKind;
 use crate::models::state_change::{self, AfterCommit, StateChange};
 use crate::models::trusted_publisher::TrustedPublisher;
 use crate::models::version::{
@@ -436,7 +436,7 @@ fn insert_version(
             tool.id,
             &tool.name,
             &r.version,
-            ChangeKind::Publish,
+            ChangeLogKind::Publish,
         ),
     )?;
     // The transparency log record, in this same transaction, last in the

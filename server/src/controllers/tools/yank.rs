@@ -9,7 +9,7 @@ use crate::app::AppState;
 use crate::auth::Auth;
 use crate::db::DbConnection;
 use crate::error::{forbidden, AppResult, ProblemBody};
-use crate::models::change::ChangeKind;
+use crate::models::change::ChangeLogKind;
 use crate::models::state_change::{self, AfterCommit, StateChange};
 use crate::models::{owner, NewAudit, Scope, ToolRow, VersionRow};
 use crate::views::YankState;
@@ -72,9 +72,9 @@ fn apply(
     if v.yanked != yanked {
         VersionRow::set_yanked(conn, v.id, yanked)?;
         let kind = if yanked {
-            ChangeKind::Yank
+            ChangeLogKind::Yank
         } else {
-            ChangeKind::Unyank
+            ChangeLogKind::Unyank
         };
         let mut audit = NewAudit::new(kind.as_str());
         audit.actor = Some(&auth.user.login);

@@ -6,7 +6,7 @@
 
 use askama::Template;
 use serde_json::Value;
-use toolreg_core::diff::{self, ChangeKind, SegmentOp, Severity};
+use toolreg_core::diff::{self, ChangeKind, ChangeSeverity, SegmentOp};
 use toolreg_core::lint;
 
 use super::{tool_url, version_url};
@@ -66,7 +66,7 @@ impl DiffPage {
     pub fn new(name: &str, from: &VersionDetail, to: &VersionDetail) -> DiffPage {
         let (a, b) = (from.version.version.clone(), to.version.version.clone());
         let d = diff::between_tools(&from.tool, &to.tool);
-        let count = |s: Severity| d.changes.iter().filter(|c| c.severity == s).count();
+        let count = |s: ChangeSeverity| d.changes.iter().filter(|c| c.severity == s).count();
         let summary = if d.changes.is_empty() {
             "The definition the model reads is the same in both versions.".to_string()
         } else {
@@ -74,9 +74,9 @@ impl DiffPage {
                 "{} change{}: {} high, {} medium, {} low.",
                 d.changes.len(),
                 if d.changes.len() == 1 { "" } else { "s" },
-                count(Severity::High),
-                count(Severity::Medium),
-                count(Severity::Low)
+                count(ChangeSeverity::High),
+                count(ChangeSeverity::Medium),
+                count(ChangeSeverity::Low)
             )
         };
         let changes = d
@@ -135,7 +135,7 @@ impl DiffPage {
                 from: a,
                 to: b,
                 summary,
-                highest: d.highest().map_or("", Severity::as_str),
+                highest: d.highest().map_or("", ChangeSeverity::as_str),
                 changes,
                 findings,
             },
