@@ -1,4 +1,5 @@
-//! The consumer's side of trust tiers (DESIGN §3, §7) through the real
+//! The consumer's side of trust tiers (blocked versions, `[policy]` in a
+//! project) through the real
 //! binaries: a `toolreg-server` process, tier changes through its HTTP API
 //! and its `admin set-tier` subcommand, and `toolreg` run as a process in an
 //! agent project.
