@@ -232,8 +232,14 @@ async fn bad_search_parameters_are_400_pages(app: TestApp) {
         assert_html(&p, &path);
         assert!(p.body.contains(field), "{path}: {}", p.body);
     }
-    let long = format!("/?q={}", "a".repeat(201));
-    assert_eq!(page(&app, &long).await.status, 400);
+    // The search crate's length limit, as on the API.
+    let limit = toolreg_search::MAX_SEARCH_QUERY_CHARS;
+    let long = format!("/?q={}", "a".repeat(limit + 1));
+    let p = page(&app, &long).await;
+    assert_eq!(p.status, 400);
+    assert!(p.body.contains("q:"), "{}", p.body);
+    let longest = format!("/?q={}", "a".repeat(limit));
+    assert_eq!(page(&app, &longest).await.status, 200);
 }
 
 async fn user_text_is_escaped(app: TestApp) {
