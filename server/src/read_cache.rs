@@ -41,6 +41,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use moka::sync::Cache;
 
+use crate::models::version::HasState;
+
 /// How long an entry may live without being invalidated: the bound on how
 /// stale a download count, or an owner change made on another replica, can
 /// be.

@@ -191,21 +191,6 @@ fn lifecycle(version: &str, flagged: bool) -> Vec<u8> {
         .pack()
 }
 
-/// A request with a JSON body (or none) as `token`; the status and JSON body.
-async fn send(
-    app: &TestApp,
-    method: reqwest::Method,
-    path: &str,
-    token: &str,
-    body: Option<Value>,
-) -> (u16, Value) {
-    let mut req = app.client.request(method, app.api(path)).bearer_auth(token);
-    if let Some(body) = body {
-        req = req.json(&body);
-    }
-    json(req.send().await.expect("request")).await
-}
-
 async fn ok(
     app: &TestApp,
     method: reqwest::Method,
@@ -213,7 +198,7 @@ async fn ok(
     token: &str,
     body: Option<Value>,
 ) -> Value {
-    let (status, answer) = send(app, method.clone(), path, token, body).await;
+    let (status, answer) = app.send(method.clone(), path, token, body).await;
     assert!(
         (200..300).contains(&status),
         "{method} {path}: {status} {answer:#}"

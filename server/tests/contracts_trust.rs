@@ -8,26 +8,11 @@
 
 mod common;
 
-use common::{json as read_json, BundleBuilder, TestApp};
+use common::{json as read_json, BundleBuilder, Ci};
 use insta::assert_json_snapshot;
 use serde_json::{json, Value};
 use toolreg_core::Tier;
-use toolreg_test_support::issuer::Issuer;
-use toolreg_test_support::{both_backends, Backend};
-
-struct Ci {
-    app: TestApp,
-    issuer: Issuer,
-}
-
-async fn start(backend: Backend) -> Option<Ci> {
-    let issuer = Issuer::start();
-    let app = TestApp::builder(backend)
-        .with_trusted_issuer(&issuer.url)
-        .start()
-        .await?;
-    Some(Ci { app, issuer })
-}
+use toolreg_test_support::both_backends;
 
 /// `body` with the run-to-run values replaced after checking their form.
 fn redacted(mut body: Value, issuer: &str) -> Value {
@@ -141,4 +126,4 @@ async fn trusted_publishing_bodies(ci: Ci) {
     assert_json_snapshot!("attestation", redacted(attestation, &ci.issuer.url));
 }
 
-both_backends!(async start => trusted_publishing_bodies);
+both_backends!(async Ci::start => trusted_publishing_bodies);

@@ -10,7 +10,6 @@ mod common;
 
 use common::{json, problem, BundleBuilder, TestApp};
 use diesel::prelude::*;
-use serde_json::json;
 use toolreg_core::{Policy, Tier};
 use toolreg_test_support::{both_backends, Backend};
 
@@ -34,18 +33,6 @@ fn command_tool(name: &str, flagged: bool) -> Vec<u8> {
             ),
         )
         .pack()
-}
-
-async fn set_tier(app: &TestApp, admin: &str, login: &str, tier: &str) {
-    let res = app
-        .client
-        .put(app.api(&format!("/api/v1/publishers/{login}/tier")))
-        .bearer_auth(admin)
-        .json(&json!({ "tier": tier }))
-        .send()
-        .await
-        .expect("PUT tier");
-    assert_eq!(res.status(), 200, "set {login} to {tier}");
 }
 
 /// The download's status and, for a problem, its detail.
@@ -102,7 +89,7 @@ async fn flagged_code_is_refused_at_publish_blocked_on_demotion_and_rescan(app: 
         .expect("clear the stored findings");
 
     // A demotion to untrusted blocks the flagged code, and only it.
-    set_tier(&app, &admin, "bob", "untrusted").await;
+    app.set_tier(&admin, "bob", "untrusted").await;
     let (status, detail) = download(&app, "bob-flagged").await;
     assert_eq!(status, 403, "{detail}");
     assert!(
@@ -116,9 +103,9 @@ async fn flagged_code_is_refused_at_publish_blocked_on_demotion_and_rescan(app: 
     );
     assert_eq!(download(&app, "eve-clean").await.0, 200);
     // Promoted again: unblocked.
-    set_tier(&app, &admin, "bob", "verified").await;
+    app.set_tier(&admin, "bob", "verified").await;
     assert_eq!(download(&app, "bob-flagged").await.0, 200);
-    set_tier(&app, &admin, "bob", "untrusted").await;
+    app.set_tier(&admin, "bob", "untrusted").await;
 
     // The rescan finds the flags the stored findings lacked, and the same
     // check blocks the version.

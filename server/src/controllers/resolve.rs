@@ -7,6 +7,7 @@ use utoipa::IntoParams;
 
 use crate::app::AppState;
 use crate::error::{bad_request, not_found, AppResult, ProblemBody};
+use crate::models::version::HasState;
 use crate::models::version::{list_for_tool, VersionSummary};
 use crate::models::{ToolRow, VersionRow};
 use crate::views::Resolved;

@@ -51,7 +51,9 @@ use toolreg_api::{
 use crate::db::DbConnection;
 use crate::encode::{rfc3339, to_json};
 use crate::error::{internal, AppResult};
-use crate::models::version::{self, ManifestSummary, VersionRow, VersionState, VersionSummary};
+use crate::models::version::{
+    self, HasState, ManifestSummary, VersionRow, VersionState, VersionSummary,
+};
 use crate::models::{owner, tool, ToolRow};
 use crate::schema::{tool_owners, tool_summaries, tools, versions};
 
@@ -81,9 +83,9 @@ pub fn choose_listed(conn: &mut DbConnection, tool_id: i64) -> AppResult<Option<
     let mut best: Option<(u8, Listed)> = None;
     let mut offset = 0;
     loop {
-        let page = version::newest_with_summary(conn, tool_id, offset, PAGE)?;
+        let page = version::newest(conn, tool_id, offset, PAGE)?;
         let last_page = (page.len() as i64) < PAGE;
-        for (v, summary) in page {
+        for (v, _, summary) in page {
             let rank = v.state().listing_rank();
             if best.as_ref().is_none_or(|(r, _)| rank > *r) {
                 let top = rank == VersionState::Live.listing_rank();
@@ -173,7 +175,7 @@ pub fn build(
         owners: owners.iter().map(EncodablePublisher::from).collect(),
         versions: versions
             .into_iter()
-            .map(|(v, login)| encode_version(v, login))
+            .map(|(v, login, _)| encode_version(v, login))
             .collect(),
         versions_total,
     })

@@ -16,7 +16,7 @@ use toolreg_core::{ExecutionKind, Format, Tier};
 use crate::db::{Db, DbConnection};
 use crate::models::stored::Stored;
 use crate::models::tool_summary;
-use crate::models::version::{ManifestSummary, VersionState};
+use crate::models::version::{HasState, ManifestSummary, VersionState};
 use crate::models::ToolRow;
 use crate::schema::{changes, tool_summaries, tools, version_contents, versions};
 use toolreg_search::{IndexChange, SearchDoc, SearchError, SearchSource};
@@ -78,17 +78,7 @@ fn findings_count(json: &str) -> u32 {
         .unwrap_or(0)
 }
 
-impl Chosen {
-    fn state(&self) -> VersionState {
-        VersionState::from_columns(
-            self.yanked,
-            self.blocked,
-            self.blocked_reason.as_deref(),
-            self.quarantined,
-            self.quarantine_reason.as_deref(),
-        )
-    }
-}
+crate::models::version::state::has_state!(Chosen);
 
 fn clip_bytes(s: &str, max: usize) -> &str {
     if s.len() <= max {

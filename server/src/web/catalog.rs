@@ -11,6 +11,7 @@ use toolreg_core::Tool;
 use toolreg_search::SearchParams;
 
 use crate::error::AppResult;
+use crate::models::version::HasState;
 use crate::models::VersionState;
 use crate::web::html::SafeHtml;
 
@@ -31,7 +32,7 @@ pub struct VersionDetail {
 impl VersionDetail {
     /// The version's state, which decides what the pages show of it.
     pub fn state(&self) -> VersionState {
-        VersionState::of_version(&self.version)
+        self.version.state()
     }
 
     /// The version, parsed (stored versions are SemVer).

@@ -11,7 +11,7 @@ use toolreg_search::SearchParams;
 use super::catalog::{Catalog, VersionDetail};
 use crate::app::AppState;
 use crate::error::{internal, AppResult};
-use crate::models::version::{self, VersionContent, MAX_README};
+use crate::models::version::{self, HasState, VersionContent, MAX_README};
 use crate::models::{tool_summary, ToolRow, VersionRow};
 use crate::web::html::{self, SafeHtml};
 

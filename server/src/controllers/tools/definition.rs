@@ -11,6 +11,7 @@ use utoipa::IntoParams;
 
 use crate::app::AppState;
 use crate::error::{bad_request, internal, AppResult, ProblemBody};
+use crate::models::version::HasState;
 use crate::models::version::VersionContent;
 use crate::models::{ToolRow, VersionRow};
 

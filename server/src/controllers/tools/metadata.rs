@@ -70,7 +70,7 @@ pub async fn list_versions(
                 name: tool.name,
                 versions: rows
                     .into_iter()
-                    .map(|(v, login)| tool_summary::encode_version(v, login))
+                    .map(|(v, login, _)| tool_summary::encode_version(v, login))
                     .collect(),
                 page,
                 per_page,

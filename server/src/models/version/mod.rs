@@ -24,13 +24,16 @@ mod view;
 
 pub use fingerprints::fill_fingerprints;
 pub use order::{fill_order, order_key, precedence_key, version_key};
-pub use state::VersionState;
+pub use state::{HasState, VersionState};
 pub use summary::ManifestSummary;
 pub use view::{encode, MAX_README};
+
+state::has_state!(VersionRow, VersionSummary);
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
+use toolreg_api::Provenance;
 use toolreg_core::{ExecutionKind, Format, Tier};
 
 use crate::db::DbConnection;
@@ -119,19 +122,6 @@ pub struct VersionSummary {
     pub quarantine_reason: Option<String>,
 }
 
-impl VersionSummary {
-    /// The version's state, which every surface asks what to serve.
-    pub fn state(&self) -> VersionState {
-        VersionState::from_columns(
-            self.yanked,
-            self.blocked,
-            self.blocked_reason.as_deref(),
-            self.quarantined,
-            self.quarantine_reason.as_deref(),
-        )
-    }
-}
-
 /// A row to insert on publish.
 #[derive(Debug, Insertable)]
 #[diesel(table_name = versions)]
@@ -173,23 +163,21 @@ pub struct NewContent<'a> {
 }
 
 impl VersionRow {
-    /// The provenance JSON of version `id` (trusted publishing), if any.
-    pub fn provenance(conn: &mut DbConnection, id: i64) -> AppResult<Option<String>> {
-        Ok(versions::table
+    /// The provenance of version `id` (the CI run that published it
+    /// through trusted publishing), if any.
+    pub fn provenance(conn: &mut DbConnection, id: i64) -> AppResult<Option<Provenance>> {
+        let stored: Option<String> = versions::table
             .find(id)
             .select(versions::provenance)
-            .first::<Option<String>>(conn)?)
-    }
-
-    /// The version's state, which every surface asks what to serve.
-    pub fn state(&self) -> VersionState {
-        VersionState::from_columns(
-            self.yanked,
-            self.blocked,
-            self.blocked_reason.as_deref(),
-            self.quarantined,
-            self.quarantine_reason.as_deref(),
-        )
+            .first(conn)?;
+        stored
+            .map(|p| serde_json::from_str(&p))
+            .transpose()
+            .map_err(|e| {
+                crate::error::internal(format!(
+                    "stored provenance of version {id} does not parse: {e}"
+                ))
+            })
     }
 
     /// How many versions `tool_id` has (yanked and blocked ones too).
@@ -344,38 +332,22 @@ impl VersionRecord {
 }
 
 /// The newest `limit` versions of a tool from offset `offset`, by SemVer
-/// precedence, each with its publisher's login: an index range scan, whatever the tool's number of versions.
+/// precedence, each with its publisher's login and its manifest summary
+/// (`versions.summary`): an index range scan, whatever the tool's number of
+/// versions.
 pub fn newest(
     conn: &mut DbConnection,
     tool_id: i64,
     offset: i64,
     limit: i64,
-) -> AppResult<Vec<(VersionSummary, String)>> {
+) -> AppResult<Vec<(VersionSummary, String, String)>> {
     Ok(crate::on_backend!(conn, |c| versions::table
         .inner_join(users::table)
         .filter(versions::tool_id.eq(tool_id))
         .order((versions::version_order.desc(), versions::id.desc()))
         .offset(offset)
         .limit(limit)
-        .select((VersionSummary::as_select(), users::login))
-        .load(c))?)
-}
-
-/// The newest `limit` versions of a tool from offset `offset`, by SemVer
-/// precedence, each with its manifest summary (no join: the listed version's
-/// choice reads only the versions' own rows).
-pub fn newest_with_summary(
-    conn: &mut DbConnection,
-    tool_id: i64,
-    offset: i64,
-    limit: i64,
-) -> AppResult<Vec<(VersionSummary, String)>> {
-    Ok(crate::on_backend!(conn, |c| versions::table
-        .filter(versions::tool_id.eq(tool_id))
-        .order((versions::version_order.desc(), versions::id.desc()))
-        .offset(offset)
-        .limit(limit)
-        .select((VersionSummary::as_select(), versions::summary))
+        .select((VersionSummary::as_select(), users::login, versions::summary))
         .load(c))?)
 }
 

@@ -37,6 +37,35 @@ use toolreg_core::lint::Finding;
 
 use crate::error::AppError;
 
+/// A row or an answer that carries a version's state columns (`yanked`,
+/// `blocked`, `blocked_reason`, `quarantined`, `quarantine_reason`): the
+/// version rows, the API's version answers (which the web pages read) and
+/// the search source's row all read their state the same way.
+pub trait HasState {
+    /// The version's state, which every surface asks what to serve.
+    fn state(&self) -> VersionState;
+}
+
+/// Implement [`HasState`] for types with the five state fields.
+macro_rules! has_state {
+    ($($t:ty),+ $(,)?) => {$(
+        impl $crate::models::version::state::HasState for $t {
+            fn state(&self) -> $crate::models::version::VersionState {
+                $crate::models::version::VersionState::from_columns(
+                    self.yanked,
+                    self.blocked,
+                    self.blocked_reason.as_deref(),
+                    self.quarantined,
+                    self.quarantine_reason.as_deref(),
+                )
+            }
+        }
+    )+};
+}
+pub(crate) use has_state;
+
+has_state!(EncodableVersion, EncodableVersionSummary);
+
 /// What a version is now, as far as serving, listing and resolving it go.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum VersionState {
@@ -81,28 +110,6 @@ impl VersionState {
         } else {
             VersionState::Live
         }
-    }
-
-    /// The state a version's API answer reports (the web pages read those).
-    pub fn of_version(v: &EncodableVersion) -> VersionState {
-        VersionState::from_columns(
-            v.yanked,
-            v.blocked,
-            v.blocked_reason.as_deref(),
-            v.quarantined,
-            v.quarantine_reason.as_deref(),
-        )
-    }
-
-    /// The state a line of a tool's version list reports.
-    pub fn of_listed(v: &EncodableVersionSummary) -> VersionState {
-        VersionState::from_columns(
-            v.yanked,
-            v.blocked,
-            v.blocked_reason.as_deref(),
-            v.quarantined,
-            v.quarantine_reason.as_deref(),
-        )
     }
 
     /// May `version`'s contents be served? The refusal is the problem the

@@ -5,7 +5,7 @@
 use serde_json::Value;
 use toolreg_api::{EncodablePublisher, EncodableVersion};
 
-use super::{VersionContent, VersionRow};
+use super::{HasState, VersionContent, VersionRow};
 use crate::db::DbConnection;
 use crate::encode::rfc3339;
 use crate::error::{internal, AppResult};
@@ -27,15 +27,7 @@ pub fn encode(
 ) -> AppResult<EncodableVersion> {
     let user = User::find(conn, v.publisher_id)?;
     let log_index = crate::transparency::store::index_of(conn, v.id)?;
-    let provenance = VersionRow::provenance(conn, v.id)?
-        .map(|p| serde_json::from_str(&p))
-        .transpose()
-        .map_err(|e| {
-            internal(format!(
-                "stored provenance of version {} does not parse: {e}",
-                v.id
-            ))
-        })?;
+    let provenance = VersionRow::provenance(conn, v.id)?;
     let findings = serde_json::from_str(&content.findings).map_err(|e| {
         internal(format!(
             "stored lint findings of version {} are not JSON: {e}",

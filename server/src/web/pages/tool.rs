@@ -12,7 +12,7 @@ use super::version::{
     execution_detail, exports, format_exports, pin_snippet, ExportView, FormatExport,
 };
 use super::{date_only, downloads_label, license_label, plural, size_label, tool_url, version_url};
-use crate::models::VersionState;
+use crate::models::version::HasState;
 use crate::web::assets::{Assets, ASSETS};
 use crate::web::catalog::VersionDetail;
 use crate::web::html::{self, SafeHtml};
@@ -257,10 +257,7 @@ impl ToolView {
                 diff_url: summary
                     .versions
                     .get(i + 1)
-                    .filter(|prev| {
-                        VersionState::of_listed(prev).contents_served()
-                            && VersionState::of_listed(v).contents_served()
-                    })
+                    .filter(|prev| prev.state().contents_served() && v.state().contents_served())
                     .map(|prev| super::diff_url(&name, &prev.version, &v.version)),
                 current: v.version == row.version,
                 published_at: v.published_at.clone(),
