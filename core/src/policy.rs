@@ -210,6 +210,20 @@ pub enum Refusal {
     },
 }
 
+impl Refusal {
+    /// The rules of a flagged-code refusal as `P3, P4` (empty for a tier one).
+    pub fn rules_text(&self) -> String {
+        match self {
+            Refusal::Tier(_) => String::new(),
+            Refusal::FlaggedCode { rules, .. } => rules
+                .iter()
+                .map(|r| r.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
+}
+
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -217,16 +231,13 @@ impl fmt::Display for Refusal {
             Refusal::FlaggedCode {
                 execution,
                 publisher_tier,
-                rules,
-            } => {
-                let rules: Vec<&str> = rules.iter().map(|r| r.as_str()).collect();
-                write!(
-                    f,
-                    "the definition has lint findings ({}) and its execution kind `{execution}` runs code; \
-                     a publisher of tier `{publisher_tier}` can't publish flagged code",
-                    rules.join(", ")
-                )
-            }
+                ..
+            } => write!(
+                f,
+                "the definition has lint findings ({}) and its execution kind `{execution}` runs code; \
+                 a publisher of tier `{publisher_tier}` can't publish flagged code",
+                self.rules_text()
+            ),
         }
     }
 }

@@ -105,17 +105,14 @@ fn block_reason(refusal: &Refusal, login: &str, agent_token: bool) -> String {
         Refusal::FlaggedCode {
             execution,
             publisher_tier,
-            rules,
-        } => {
-            let rules: Vec<&str> = rules.iter().map(|r| r.as_str()).collect();
-            (
-                format!(
-                    "its definition has lint findings ({}) and a `{execution}` tool runs code, which needs a publisher tier above `untrusted`",
-                    rules.join(", ")
-                ),
-                *publisher_tier,
-            )
-        }
+            ..
+        } => (
+            format!(
+                "its definition has lint findings ({}) and a `{execution}` tool runs code, which needs a publisher tier above `untrusted`",
+                refusal.rules_text()
+            ),
+            *publisher_tier,
+        ),
     };
     if agent_token {
         format!(
