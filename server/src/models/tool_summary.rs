@@ -73,33 +73,57 @@ pub fn stored(conn: &mut DbConnection, name: &str) -> AppResult<Option<String>> 
 /// (`versions.summary`).
 pub type Listed = (VersionSummary, String);
 
+/// One of a tool's versions as [`version::newest`] reads it: the row, its
+/// publisher's login and its manifest summary.
+type Newest = (VersionSummary, String, String);
+
 /// The version `tool_id` is listed under: its newest version (by SemVer)
-/// of the highest [`VersionState::listing_rank`]. Read newest first through
-/// the version-order index, a page at a time, stopping at the first version
-/// of the top rank (for most tools, the first page's first row). `None` only
-/// for a tool without versions.
-pub fn choose_listed(conn: &mut DbConnection, tool_id: i64) -> AppResult<Option<Listed>> {
-    const PAGE: i64 = 100;
-    let mut best: Option<(u8, Listed)> = None;
-    let mut offset = 0;
-    loop {
-        let page = version::newest(conn, tool_id, offset, PAGE)?;
-        let last_page = (page.len() as i64) < PAGE;
+/// of the highest [`VersionState::listing_rank`]. `newest` is the tool's
+/// first [`TOOL_VERSIONS_LISTED`] versions, already read for its summary;
+/// later ones are read, a page at a time through the version-order index,
+/// only when none of those is live. `None` only for a tool without versions.
+pub fn choose_listed(
+    conn: &mut DbConnection,
+    tool_id: i64,
+    newest: &[Newest],
+) -> AppResult<Option<Listed>> {
+    let top = VersionState::Live.listing_rank();
+    let mut best: Option<(u8, &VersionSummary, &String)> = None;
+    for (v, _, summary) in newest {
+        let rank = v.state().listing_rank();
+        if best.is_none_or(|(r, _, _)| rank > r) {
+            best = Some((rank, v, summary));
+            if rank == top {
+                break;
+            }
+        }
+    }
+    let mut chosen = best.map(|(rank, v, summary)| (rank, (v.clone(), summary.clone())));
+    let mut offset = newest.len() as i64;
+    let mut full = offset == TOOL_VERSIONS_LISTED;
+    while full && chosen.as_ref().is_none_or(|(rank, _)| *rank < top) {
+        let page = version::newest(conn, tool_id, offset, TOOL_VERSIONS_LISTED)?;
+        full = page.len() as i64 == TOOL_VERSIONS_LISTED;
+        offset += page.len() as i64;
         for (v, _, summary) in page {
             let rank = v.state().listing_rank();
-            if best.as_ref().is_none_or(|(r, _)| rank > *r) {
-                let top = rank == VersionState::Live.listing_rank();
-                best = Some((rank, (v, summary)));
-                if top {
-                    return Ok(best.map(|(_, listed)| listed));
+            if chosen.as_ref().is_none_or(|(r, _)| rank > *r) {
+                chosen = Some((rank, (v, summary)));
+                if rank == top {
+                    break;
                 }
             }
         }
-        if last_page {
-            return Ok(best.map(|(_, listed)| listed));
-        }
-        offset += PAGE;
     }
+    Ok(chosen.map(|(_, listed)| listed))
+}
+
+/// A tool's newest versions (what its summary lists) and the version it is
+/// listed under.
+fn read(conn: &mut DbConnection, tool_id: i64) -> AppResult<(Vec<Newest>, Option<Listed>)> {
+    let newest = version::newest(conn, tool_id, 0, TOOL_VERSIONS_LISTED)?;
+    let listed = choose_listed(conn, tool_id, &newest)?;
+    Ok((newest, listed))
 }
 
 /// The id of the version `tool_id` is listed under, as the last write
@@ -113,7 +137,7 @@ pub fn listed(conn: &mut DbConnection, tool_id: i64) -> AppResult<Option<i64>> {
         .optional()?;
     match stored.flatten() {
         Some(id) => Ok(Some(id)),
-        None => Ok(choose_listed(conn, tool_id)?.map(|(v, _)| v.id)),
+        None => Ok(read(conn, tool_id)?.1.map(|(v, _)| v.id)),
     }
 }
 
@@ -133,23 +157,24 @@ pub fn load(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<EncodableTool>
             ))
         }),
         None => {
-            let listed = choose_listed(conn, tool.id)?;
-            build(conn, tool, listed.as_ref())
+            let (newest, listed) = read(conn, tool.id)?;
+            build(conn, tool, newest, listed.as_ref())
         }
     }
 }
 
-/// Build the summary of `tool` from its rows: the owners, the newest
-/// [`TOOL_VERSIONS_LISTED`] versions and `listed`, the version the tool is
-/// listed under ([`choose_listed`]), each read through the version-order
-/// index, so the cost does not grow with the tool's number of versions.
-pub fn build(
+/// Build the summary of `tool` from its owners, `newest` (its newest
+/// [`TOOL_VERSIONS_LISTED`] versions) and `listed`, the version it is listed
+/// under ([`choose_listed`]), each read through the version-order index, so
+/// the cost does not grow with the tool's number of versions.
+fn build(
     conn: &mut DbConnection,
     tool: &ToolRow,
+    newest: Vec<Newest>,
     listed: Option<&Listed>,
 ) -> AppResult<EncodableTool> {
     let owners = owner::list(conn, tool.id)?;
-    let versions = version::newest(conn, tool.id, 0, TOOL_VERSIONS_LISTED)?;
+    let versions = newest;
     let versions_total = VersionRow::count(conn, tool.id)?;
     // A version whose texts are withheld lends the tool no listing fields.
     let manifest = listed
@@ -203,16 +228,17 @@ pub fn encode_version(v: VersionSummary, publisher: String) -> EncodableVersionS
 /// The summary of `tool` as the JSON body that is sent and stored, built
 /// with the version it is listed under chosen now.
 pub fn encode(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<String> {
-    let listed = choose_listed(conn, tool.id)?;
-    encode_with(conn, tool, listed.as_ref())
+    let (newest, listed) = read(conn, tool.id)?;
+    encode_with(conn, tool, newest, listed.as_ref())
 }
 
 fn encode_with(
     conn: &mut DbConnection,
     tool: &ToolRow,
+    newest: Vec<Newest>,
     listed: Option<&Listed>,
 ) -> AppResult<String> {
-    let body = to_json(&build(conn, tool, listed)?)?;
+    let body = to_json(&build(conn, tool, newest, listed)?)?;
     String::from_utf8(Vec::from(body))
         .map_err(|e| internal(format!("the tool summary is not UTF-8: {e}")))
 }
@@ -222,8 +248,8 @@ fn encode_with(
 /// transaction, after the change).
 pub fn refresh(conn: &mut DbConnection, tool_id: i64) -> AppResult<()> {
     let tool = lock(conn, tool_id)?;
-    let listed = choose_listed(conn, tool.id)?;
-    let body = encode_with(conn, &tool, listed.as_ref())?;
+    let (newest, listed) = read(conn, tool.id)?;
+    let body = encode_with(conn, &tool, newest, listed.as_ref())?;
     let listed_id = listed.map(|(v, _)| v.id);
     crate::on_backend!(conn, |c| diesel::insert_into(tool_summaries::table)
         .values((
