@@ -1,6 +1,7 @@
 //! The JSON of the toolreg HTTP API (docs/api.md): the answers the server
-//! sends and the CLI reads, and the request bodies they exchange, defined
-//! once for both.
+//! sends and the CLI reads, the request bodies they exchange, and the
+//! paging parameters every paginated list takes ([`PageQuery`]), defined
+//! once for all of them.
 //!
 //! Every type serializes to exactly the bytes the server sends, field order
 //! included. Reading is lenient where a newer server may say more: unknown
@@ -16,9 +17,18 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolreg_core::{ExecutionKind, Format, Problem, Tier};
 
+mod page;
+mod reports;
 mod search;
+mod trust;
 
+pub use page::{Page, PageError, PageQuery};
+pub use reports::{EncodableReport, QuarantineState, ReasonRequest, ReportPage};
 pub use search::{FacetCounts, SearchAnswer, SearchFacets, SearchHighlights, SearchHit};
+pub use trust::{
+    Attestation, AttestationStatement, EncodableTrustedPublisher, NewTrustedPublisherRequest,
+    OidcExchangeRequest, OidcExchanged, Provenance, TrustedPublisherList, ATTESTATION_HEADER,
+};
 
 /// A validation finding: a warning on publish, or one entry of a
 /// problem+json `errors` list.
@@ -243,153 +253,6 @@ pub struct EncodableVersion {
     pub provenance: Option<Provenance>,
 }
 
-/// Where a version published through trusted publishing came from: the
-/// claims of the CI job's OpenID Connect ID token.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct Provenance {
-    /// The ID token's issuer (`https://token.actions.githubusercontent.com`, ...).
-    pub issuer: String,
-    /// `org/repo` (GitHub) or `group/project` (GitLab).
-    pub repository: String,
-    /// The workflow file (GitHub) or CI configuration path (GitLab).
-    pub workflow: String,
-    /// The git ref the run built (`refs/tags/v1.2.0`).
-    #[serde(rename = "ref")]
-    pub git_ref: String,
-    /// The commit the run built.
-    pub sha: String,
-    /// The CI run (GitHub `run_id`, GitLab `pipeline_id`).
-    pub run_id: String,
-}
-
-/// A tool's trusted publisher: a CI identity whose ID tokens may be
-/// exchanged for a token that publishes new versions of the tool.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct EncodableTrustedPublisher {
-    pub id: i64,
-    pub issuer: String,
-    pub repository: String,
-    pub workflow: String,
-    pub environment: Option<String>,
-    /// The owner who added it.
-    pub created_by: String,
-    pub created_at: String,
-}
-
-/// `POST /api/v1/tools/{name}/trusted-publishers`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct NewTrustedPublisherRequest {
-    pub issuer: String,
-    pub repository: String,
-    pub workflow: String,
-    #[serde(default)]
-    pub environment: Option<String>,
-}
-
-/// `GET /api/v1/tools/{name}/trusted-publishers`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct TrustedPublisherList {
-    pub trusted_publishers: Vec<EncodableTrustedPublisher>,
-}
-
-/// `POST /api/v1/oidc/exchange`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct OidcExchangeRequest {
-    /// The CI job's OpenID Connect ID token (a JWT).
-    pub token: String,
-}
-
-/// The answer of `POST /api/v1/oidc/exchange`: a token that publishes new
-/// versions of `tools` only, until `expires_at`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct OidcExchanged {
-    pub token: String,
-    pub expires_at: String,
-    pub tools: Vec<String>,
-}
-
-/// What the registry attests of a version, signed with its transparency
-/// log's key (`GET /api/v1/tools/{name}/{version}/attestation`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct AttestationStatement {
-    pub name: String,
-    pub version: String,
-    /// The bundle's SHA-256, hex.
-    pub sha256: String,
-    /// The definition fingerprint, when the registry stores one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub definition_sha256: Option<String>,
-    pub provenance: Option<Provenance>,
-}
-
-/// `GET /api/v1/tools/{name}/{version}/attestation`: the statement, and
-/// the signed note whose text is [`ATTESTATION_HEADER`] followed by the
-/// statement's RFC 8785 (JCS) JSON and a newline.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct Attestation {
-    pub statement: AttestationStatement,
-    pub note: String,
-}
-
-/// The first line of an attestation note's text.
-pub const ATTESTATION_HEADER: &str = "toolreg attestation v1";
-
-/// Body of `POST /api/v1/tools/{name}/{version}/reports` and of
-/// `PUT /api/v1/tools/{name}/{version}/quarantine`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct ReasonRequest {
-    /// Why, in 1 to 2000 characters.
-    #[serde(default)]
-    pub reason: Option<String>,
-}
-
-/// A user's report of a version.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct EncodableReport {
-    pub id: i64,
-    pub name: String,
-    pub version: String,
-    /// Login of the user who reported it.
-    pub reporter: String,
-    pub reason: String,
-    /// `open`, or `closed` once the version was quarantined.
-    pub status: String,
-    pub created_at: String,
-}
-
-/// `GET /api/v1/reports`: open reports, newest first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct ReportPage {
-    /// Open reports in all.
-    pub total: i64,
-    pub page: i64,
-    pub per_page: i64,
-    pub reports: Vec<EncodableReport>,
-}
-
-/// Answer to quarantining a version or lifting its quarantine.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct QuarantineState {
-    pub name: String,
-    pub version: String,
-    pub quarantined: bool,
-    pub quarantine_reason: Option<String>,
-    /// RFC 3339; null when not quarantined.
-    pub quarantined_at: Option<String>,
-}
-
 /// `GET /api/v1/tools/{name}/diff?from=A&to=B`: what changed in the
 /// definition an agent's model reads (the MCP export) from version `from`
 /// to version `to`, each change with a severity, and the lint findings `to`
@@ -402,7 +265,7 @@ pub struct VersionDiff {
     /// `{pointer, kind: added|removed|changed, old, new, severity: high|medium|low}`,
     /// in document order.
     #[cfg_attr(feature = "openapi", schema(value_type = Vec<Object>))]
-    pub changes: Vec<toolreg_core::diff::Change>,
+    pub changes: Vec<toolreg_core::diff::DefinitionChange>,
     /// Findings of `to` whose rule and pointer `from` did not have.
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(value_type = Vec<Object>))]
@@ -411,7 +274,7 @@ pub struct VersionDiff {
 
 impl VersionDiff {
     /// The highest severity of any change (`None` when nothing changed).
-    pub fn highest(&self) -> Option<toolreg_core::diff::Severity> {
+    pub fn highest(&self) -> Option<toolreg_core::diff::ChangeSeverity> {
         self.changes.iter().map(|c| c.severity).max()
     }
 }

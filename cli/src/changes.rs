@@ -4,11 +4,11 @@
 //! in git's `--word-diff` style (`[-deleted-]{+inserted+}`).
 
 use serde_json::Value;
-use toolreg_core::diff::{self, Change, SegmentOp};
+use toolreg_core::diff::{self, DefinitionChange, SegmentOp};
 
 /// One change as `severity  kind  pointer` (indented 4), with `full` then its
 /// old and new value (indented 8). Ends with a newline.
-pub fn render(c: &Change, full: bool) -> String {
+pub fn render(c: &DefinitionChange, full: bool) -> String {
     let mut out = format!(
         "    {:<6}  {:<7}  {}\n",
         c.severity.as_str(),

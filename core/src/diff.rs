@@ -36,7 +36,7 @@ use text::adds_text;
 /// How much a change can alter what an agent does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Severity {
+pub enum ChangeSeverity {
     /// Anything not medium or high.
     Low,
     /// A description or title changed, a parameter removed, a type or enum changed.
@@ -45,18 +45,18 @@ pub enum Severity {
     High,
 }
 
-impl Severity {
+impl ChangeSeverity {
     /// `low`, `medium` or `high`.
     pub fn as_str(self) -> &'static str {
         match self {
-            Severity::Low => "low",
-            Severity::Medium => "medium",
-            Severity::High => "high",
+            ChangeSeverity::Low => "low",
+            ChangeSeverity::Medium => "medium",
+            ChangeSeverity::High => "high",
         }
     }
 }
 
-impl std::fmt::Display for Severity {
+impl std::fmt::Display for ChangeSeverity {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
@@ -87,7 +87,7 @@ impl ChangeKind {
 
 /// One change between two definitions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Change {
+pub struct DefinitionChange {
     /// JSON Pointer (RFC 6901) into the MCP export, e.g. `/inputSchema/properties/city`.
     pub pointer: String,
     /// Added, removed or changed.
@@ -99,7 +99,7 @@ pub struct Change {
     #[serde(default)]
     pub new: Option<Value>,
     /// How much it can alter what an agent does.
-    pub severity: Severity,
+    pub severity: ChangeSeverity,
 }
 
 /// The changes between two versions' call-visible definitions.
@@ -110,7 +110,7 @@ pub struct Diff {
     /// The newer version.
     pub to: String,
     /// Every change, in document order.
-    pub changes: Vec<Change>,
+    pub changes: Vec<DefinitionChange>,
     /// Lint findings of the newer version that the older one did not have
     /// (filled by the caller that runs the lint; empty here).
     pub new_findings: Vec<Value>,
@@ -118,7 +118,7 @@ pub struct Diff {
 
 impl Diff {
     /// The highest severity of any change (`None` when nothing changed).
-    pub fn highest(&self) -> Option<Severity> {
+    pub fn highest(&self) -> Option<ChangeSeverity> {
         self.changes.iter().map(|c| c.severity).max()
     }
 
@@ -273,7 +273,7 @@ fn push_token(pointer: &mut String, token: &str) {
 /// or replaced whole, changes are only counted for their severity
 /// ([`inner_max`]), so their values are not copied (`keep_values` false).
 struct Out {
-    changes: Vec<Change>,
+    changes: Vec<DefinitionChange>,
     keep_values: bool,
 }
 
@@ -362,7 +362,7 @@ fn diff_object(
     if ctx.is_input_schema() && unconstrained(b) && !unconstrained(a) {
         for c in &mut out.changes[start..] {
             if c.kind == ChangeKind::Removed {
-                c.severity = Severity::High;
+                c.severity = ChangeSeverity::High;
             }
         }
     }
@@ -379,7 +379,7 @@ fn whole(
     ctx: Ctx,
     place: Place<'_>,
     keep_values: bool,
-) -> Change {
+) -> DefinitionChange {
     let kind = match (old, new) {
         (None, _) => ChangeKind::Added,
         (_, None) => ChangeKind::Removed,
@@ -390,11 +390,11 @@ fn whole(
     let mut severity = rule(kind, parent, key, old, new, ctx);
     // A container on one side only (or of another shape): as severe as the
     // most severe change inside it, compared with an empty one.
-    if severity < Severity::High {
+    if severity < ChangeSeverity::High {
         let inner = match (old, new) {
             // Something removed widens nothing: at most medium.
             (Some(o @ (Value::Object(_) | Value::Array(_))), None) => {
-                inner_max(o, &empty_like(o), ctx).map(|s| s.min(Severity::Medium))
+                inner_max(o, &empty_like(o), ctx).map(|s| s.min(ChangeSeverity::Medium))
             }
             (None, Some(n @ (Value::Object(_) | Value::Array(_)))) => {
                 inner_max(&empty_like(n), n, ctx)
@@ -411,15 +411,15 @@ fn whole(
             severity = severity.max(s);
         }
     }
-    if severity < Severity::Medium && adds_text(kind, ctx, key, old, new) {
-        severity = Severity::Medium;
+    if severity < ChangeSeverity::Medium && adds_text(kind, ctx, key, old, new) {
+        severity = ChangeSeverity::Medium;
     }
     let (old, new) = if keep_values {
         (old.cloned(), new.cloned())
     } else {
         (None, None)
     };
-    Change {
+    DefinitionChange {
         pointer: if keep_values {
             pointer.to_string()
         } else {
@@ -439,7 +439,7 @@ fn empty_like(v: &Value) -> Value {
     }
 }
 
-fn inner_max(old: &Value, new: &Value, ctx: Ctx) -> Option<Severity> {
+fn inner_max(old: &Value, new: &Value, ctx: Ctx) -> Option<ChangeSeverity> {
     let mut inner = Out {
         changes: Vec::new(),
         keep_values: false,
@@ -456,28 +456,28 @@ fn rule(
     old: Option<&Value>,
     new: Option<&Value>,
     ctx: Ctx,
-) -> Severity {
+) -> ChangeSeverity {
     let params = |input_only: bool| matches!(parent, Some(Ctx::Members { input, params: true }) if input || !input_only);
     // A parameter added.
     if kind == ChangeKind::Added && params(true) {
-        return Severity::High;
+        return ChangeSeverity::High;
     }
     // An input type widened to accept anything.
     if ctx.is_input_schema() {
         if let Some(n) = new {
             if accepts_anything(n) && !old.is_some_and(accepts_anything) && old.is_some() {
-                return Severity::High;
+                return ChangeSeverity::High;
             }
         }
     }
     if matches!(parent, Some(Ctx::Schema { input: true })) {
         match key {
-            Some("type") if new.is_some_and(admits_every_type) => return Severity::High,
+            Some("type") if new.is_some_and(admits_every_type) => return ChangeSeverity::High,
             Some("additionalProperties") => {
                 let open = new.is_none_or(accepts_anything);
                 let was_closed = old.is_some_and(|o| !accepts_anything(o));
                 if open && was_closed {
-                    return Severity::High;
+                    return ChangeSeverity::High;
                 }
             }
             _ => {}
@@ -485,21 +485,21 @@ fn rule(
     }
     let keyword = !matches!(parent, Some(Ctx::Members { .. }));
     if keyword && matches!(key, Some("description" | "title")) {
-        return Severity::Medium;
+        return ChangeSeverity::Medium;
     }
     if kind == ChangeKind::Removed && params(true) {
-        return Severity::Medium;
+        return ChangeSeverity::Medium;
     }
     if matches!(parent, Some(Ctx::Schema { .. })) && matches!(key, Some("type" | "enum" | "const"))
     {
-        return Severity::Medium;
+        return ChangeSeverity::Medium;
     }
     // A schema replaced by a value of another shape (`{"type": "string"}`
     // → `false`) is a type change; same-shape schemas are descended into.
     if kind == ChangeKind::Changed && matches!(ctx, Ctx::Schema { .. }) {
-        return Severity::Medium;
+        return ChangeSeverity::Medium;
     }
-    Severity::Low
+    ChangeSeverity::Low
 }
 
 /// Whether a word-diff segment is in both texts, only the new one or only the old one.

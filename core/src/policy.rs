@@ -2,12 +2,20 @@
 //! publish which kind (`docs/architecture.md`, "Trust tiers"). What a bundle
 //! can do when it runs decides who may publish it: code-running tools never
 //! come from untrusted publishers.
+//!
+//! [`Policy::admit`] is the one check of a version against the policy —
+//! its execution kind, its publisher's tier and its lint findings — made
+//! when it is published, when its publisher's tier changes and when a
+//! rescan changes its findings: a refusal is a 403 at publish, and a block
+//! of a version already out.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+
+use crate::lint::{Finding, Rule};
 
 /// What running a tool version does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -53,6 +61,16 @@ impl ExecutionKind {
     /// True if running the tool executes code shipped in the bundle or definition.
     pub fn runs_bundle_code(self) -> bool {
         matches!(self, ExecutionKind::Function | ExecutionKind::Script)
+    }
+
+    /// True if running the tool executes code on the agent's machine: the
+    /// bundle's or the definition's (`function`, `script`), or a local
+    /// program (`command`).
+    pub fn runs_code(self) -> bool {
+        matches!(
+            self,
+            ExecutionKind::Function | ExecutionKind::Script | ExecutionKind::Command
+        )
     }
 
     /// What running a tool of this kind does, in plain words (for people).
@@ -174,7 +192,81 @@ impl fmt::Display for Denial {
     }
 }
 
+/// Why [`Policy::admit`] refuses a version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// Its execution kind needs a higher tier than its publisher's.
+    Tier(Denial),
+    /// It runs code and the lint flagged its definition, and its publisher
+    /// has the lowest tier (as every agent token does): flagged text in code
+    /// nobody vouches for is refused.
+    FlaggedCode {
+        /// The kind the version has.
+        execution: ExecutionKind,
+        /// The tier it was checked for.
+        publisher_tier: Tier,
+        /// The rules found, in order, each once.
+        rules: Vec<Rule>,
+    },
+}
+
+impl Refusal {
+    /// The rules of a flagged-code refusal as `P3, P4` (empty for a tier one).
+    pub fn rules_text(&self) -> String {
+        match self {
+            Refusal::Tier(_) => String::new(),
+            Refusal::FlaggedCode { rules, .. } => rules
+                .iter()
+                .map(|r| r.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::Tier(denial) => denial.fmt(f),
+            Refusal::FlaggedCode {
+                execution,
+                publisher_tier,
+                ..
+            } => write!(
+                f,
+                "the definition has lint findings ({}) and its execution kind `{execution}` runs code; \
+                 a publisher of tier `{publisher_tier}` can't publish flagged code",
+                self.rules_text()
+            ),
+        }
+    }
+}
+
 impl Policy {
+    /// May a version of execution kind `kind` with the lint `findings`
+    /// come from a publisher of tier `tier` (the effective tier: an agent
+    /// token counts as `untrusted`)? The tier check first, then flagged
+    /// code.
+    pub fn admit(
+        &self,
+        kind: ExecutionKind,
+        tier: Tier,
+        findings: &[Finding],
+    ) -> Result<(), Refusal> {
+        self.check(kind, tier).map_err(Refusal::Tier)?;
+        // Notes are shown, never refused: only flags (and blocks) count.
+        let flags = || findings.iter().filter(|f| !f.is_note());
+        if tier == Tier::Untrusted && kind.runs_code() && flags().next().is_some() {
+            let rules: BTreeSet<Rule> = flags().map(|f| f.rule).collect();
+            return Err(Refusal::FlaggedCode {
+                execution: kind,
+                publisher_tier: tier,
+                rules: rules.into_iter().collect(),
+            });
+        }
+        Ok(())
+    }
+
     /// The lowest tier allowed to publish `kind`.
     pub fn required_tier(&self, kind: ExecutionKind) -> Tier {
         self.required.get(&kind).copied().unwrap_or(Tier::Trusted)
@@ -249,6 +341,54 @@ mod tests {
         assert!(
             text.contains("function") && text.contains("trusted") && text.contains("untrusted")
         );
+    }
+
+    #[test]
+    fn admission_checks_the_tier_then_flagged_code() {
+        let flagged = crate::lint::Finding {
+            rule: Rule::P3,
+            severity: crate::lint::Severity::Flag,
+            pointer: "/description".into(),
+            start: 0,
+            end: 4,
+            excerpt: "hide".into(),
+            message: "concealment".into(),
+        };
+        let open = Policy::default()
+            .with_overrides("command=untrusted")
+            .unwrap();
+        assert!(open
+            .admit(ExecutionKind::Command, Tier::Untrusted, &[])
+            .is_ok());
+        let refusal = open
+            .admit(
+                ExecutionKind::Command,
+                Tier::Untrusted,
+                std::slice::from_ref(&flagged),
+            )
+            .unwrap_err();
+        assert!(matches!(refusal, Refusal::FlaggedCode { .. }));
+        assert!(refusal.to_string().contains("(P3)"), "{refusal}");
+        // Flagged text is fine where no code runs, or from a higher tier.
+        assert!(open
+            .admit(
+                ExecutionKind::Http,
+                Tier::Untrusted,
+                std::slice::from_ref(&flagged)
+            )
+            .is_ok());
+        assert!(open
+            .admit(
+                ExecutionKind::Command,
+                Tier::Verified,
+                std::slice::from_ref(&flagged)
+            )
+            .is_ok());
+        // The tier comes first.
+        assert!(matches!(
+            Policy::default().admit(ExecutionKind::Function, Tier::Untrusted, &[flagged]),
+            Err(Refusal::Tier(_))
+        ));
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Bundles: `pack` is deterministic (same files → same sha256 on any
 //! machine, whatever the mtimes and permissions on disk), and `unpack`
-//! refuses everything DESIGN §5 forbids, each with an error naming the
+//! refuses what a bundle may not hold — absolute paths, `..`, links,
+//! devices, names that are not UTF-8, the same entry twice, and more
+//! entries or bytes than the limits allow — each with an error naming the
 //! limit or the entry.
 
 use std::io::Write;

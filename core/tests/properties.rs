@@ -86,7 +86,7 @@ proptest! {
 
 // ---- Name normalization is collision-free on its normalized form ----
 
-/// The equivalence DESIGN §2 asks for, written independently of
+/// When two registry names name the same tool — written independently of
 /// `name::normalize`: the same length, and each character equal ignoring
 /// ASCII case, with `-` and `_` the same character.
 fn same_tool_name(a: &str, b: &str) -> bool {

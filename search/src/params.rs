@@ -5,6 +5,7 @@
 use std::str::FromStr;
 
 use serde::Deserialize;
+use toolreg_api::PageQuery;
 use toolreg_core::{ExecutionKind, Format, Tier};
 
 use crate::SearchError;
@@ -105,8 +106,9 @@ pub struct SearchRequest {
     pub findings: Option<String>,
     pub provenance: Option<String>,
     pub sort: Option<String>,
-    pub page: Option<String>,
-    pub per_page: Option<String>,
+    /// `page` and `per_page`, as every paginated list takes them.
+    #[serde(flatten)]
+    pub page: PageQuery,
 }
 
 /// Validated search parameters.
@@ -227,18 +229,6 @@ fn present(value: &Option<String>) -> Option<&str> {
     value.as_deref().map(str::trim).filter(|v| !v.is_empty())
 }
 
-fn number(param: &str, value: &Option<String>, default: usize) -> Result<usize, SearchError> {
-    match present(value) {
-        None => Ok(default),
-        Some(v) => v.parse::<usize>().map_err(|_| {
-            SearchError::bad(
-                param,
-                format!("`{}` is not a positive whole number", clip(v)),
-            )
-        }),
-    }
-}
-
 impl SearchRequest {
     /// Validates the raw parameters; every error names its parameter.
     pub fn parse(&self) -> Result<SearchParams, SearchError> {
@@ -297,6 +287,10 @@ impl SearchRequest {
             None => SearchSort::Relevance,
             Some(v) => v.parse()?,
         };
+        let page = self
+            .page
+            .parse(DEFAULT_PER_PAGE as i64, MAX_PER_PAGE as i64)
+            .map_err(|e| SearchError::bad(e.param, e.message))?;
         let params = SearchParams {
             q: self.q.clone().unwrap_or_default(),
             keyword: present(&self.keyword).map(str::to_lowercase),
@@ -307,8 +301,8 @@ impl SearchRequest {
             findings,
             provenance,
             sort,
-            page: number("page", &self.page, 1)?,
-            per_page: number("per_page", &self.per_page, DEFAULT_PER_PAGE)?,
+            page: usize::try_from(page.page).unwrap_or(usize::MAX),
+            per_page: usize::try_from(page.per_page).unwrap_or(MAX_PER_PAGE),
         };
         params.validate()?;
         Ok(params)
@@ -333,8 +327,8 @@ mod tests {
                 "findings" => q.findings = v,
                 "provenance" => q.provenance = v,
                 "sort" => q.sort = v,
-                "page" => q.page = v,
-                "per_page" => q.per_page = v,
+                "page" => q.page.page = v,
+                "per_page" => q.page.per_page = v,
                 _ => unreachable!(),
             }
         }

@@ -51,7 +51,7 @@ pub struct AppState {
     pub cache: crate::read_cache::ReadCache,
     /// Trusted publishing's ID-token verifier (off unless `serve` is given
     /// trusted issuers).
-    pub oidc: std::sync::Arc<crate::oidc::Oidc>,
+    pub oidc: std::sync::Arc<toolreg_trustpub::IdTokenVerifier>,
 }
 
 impl AppState {
@@ -72,10 +72,7 @@ impl AppState {
             max_versions_per_tool: DEFAULT_MAX_VERSIONS_PER_TOOL,
             log: crate::transparency::LogService::ephemeral(),
             cache: crate::read_cache::ReadCache::default(),
-            oidc: std::sync::Arc::new(crate::oidc::Oidc::new(crate::oidc::OidcOptions {
-                issuers: Vec::new(),
-                audience: crate::oidc::DEFAULT_AUDIENCE.to_string(),
-            })),
+            oidc: std::sync::Arc::new(toolreg_trustpub::IdTokenVerifier::off()),
         }
     }
 }
@@ -271,13 +268,13 @@ pub fn spawn_summary_filler(state: web::Data<AppState>) {
 /// (`Db::lock_change_log`), so reading past the last sequence number seen
 /// never skips one.
 pub fn spawn_change_follower(state: web::Data<AppState>) {
-    use crate::models::change::Change;
+    use crate::models::change::LoggedChange;
     actix_web::rt::spawn(async move {
         let mut tick = actix_web::rt::time::interval(Duration::from_millis(100));
         // The cache starts empty: only what comes after now matters.
         let mut last = loop {
             tick.tick().await;
-            match state.db.read(Change::latest_seq).await {
+            match state.db.read(LoggedChange::latest_seq).await {
                 Ok(seq) => {
                     state.cache.set_followed(seq);
                     break seq;
@@ -290,7 +287,7 @@ pub fn spawn_change_follower(state: web::Data<AppState>) {
             let after = last;
             match state
                 .db
-                .read(move |conn| Change::since(conn, after, 1000))
+                .read(move |conn| LoggedChange::since(conn, after, 1000))
                 .await
             {
                 Ok(changes) => {

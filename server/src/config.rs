@@ -140,10 +140,10 @@ pub struct ServeOptions {
     /// `https://token.actions.githubusercontent.com` (GitHub Actions) or
     /// `https://gitlab.com`; repeat for several. `http://` only for a
     /// loopback host. None by default: trusted publishing is off.
-    #[arg(long = "trusted-issuer", env = "TOOLREG_TRUSTED_ISSUERS", value_delimiter = ',', value_parser = crate::oidc::parse_issuer, global = true)]
+    #[arg(long = "trusted-issuer", env = "TOOLREG_TRUSTED_ISSUERS", value_delimiter = ',', value_parser = toolreg_trustpub::parse_issuer, global = true)]
     pub trusted_issuers: Vec<String>,
     /// The audience (`aud`) ID tokens must be minted for.
-    #[arg(long, env = "TOOLREG_OIDC_AUDIENCE", default_value = crate::oidc::DEFAULT_AUDIENCE, global = true)]
+    #[arg(long, env = "TOOLREG_OIDC_AUDIENCE", default_value = toolreg_trustpub::DEFAULT_AUDIENCE, global = true)]
     pub oidc_audience: String,
     /// Memory for cached API answers and small bundles, in MiB (`0` turns
     /// the cache off). Other replicas' changes reach the cache through the
@@ -177,7 +177,7 @@ impl Default for ServeOptions {
             redirect_downloads: false,
             max_versions_per_tool: crate::app::DEFAULT_MAX_VERSIONS_PER_TOOL,
             trusted_issuers: Vec::new(),
-            oidc_audience: crate::oidc::DEFAULT_AUDIENCE.to_string(),
+            oidc_audience: toolreg_trustpub::DEFAULT_AUDIENCE.to_string(),
             cache_mib: crate::read_cache::DEFAULT_MIB,
             log_key: None,
             log_key_file: None,

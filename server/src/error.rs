@@ -5,7 +5,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use toolreg_api::EncodableProblem;
 pub use toolreg_api::ProblemBody;
-use toolreg_core::policy::Denial;
+use toolreg_core::policy::{Denial, Refusal};
 use toolreg_core::Problem;
 
 /// Base of every problem `type` URI.
@@ -116,6 +116,34 @@ impl From<toolreg_core::Error> for AppError {
             | E::LogMalformed { .. }
             | E::LogSignature(_)
             | E::LogStorage(_)) => AppError::Internal(format!("transparency log: {e}")),
+        }
+    }
+}
+
+/// The policy's refusal of a publish: 403 `tier-forbidden` for the tier, 403
+/// `forbidden` for flagged code. (A version already out is blocked instead,
+/// by `models::tier`.)
+impl From<Refusal> for AppError {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::Tier(denial) => AppError::TierForbidden(denial),
+            flagged @ Refusal::FlaggedCode { .. } => AppError::Forbidden(format!(
+                "{flagged}: reword the flagged text, or publish as a verified or trusted \
+                 publisher (not with an agent token)"
+            )),
+        }
+    }
+}
+
+/// Trusted publishing's refusals: off is 403, a token that does not verify
+/// 401 naming what did not check out, an issuer whose keys can't be read 500.
+impl From<toolreg_trustpub::TrustPubError> for AppError {
+    fn from(err: toolreg_trustpub::TrustPubError) -> Self {
+        use toolreg_trustpub::TrustPubError as E;
+        match err {
+            e @ E::Off => AppError::Forbidden(e.to_string()),
+            E::Refused(message) => AppError::Unauthorized(message),
+            e @ E::IssuerUnreachable { .. } => AppError::Internal(e.to_string()),
         }
     }
 }

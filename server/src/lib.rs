@@ -16,7 +16,6 @@ pub mod error;
 pub mod log_writer;
 pub mod metrics;
 pub mod models;
-pub mod oidc;
 pub mod ops;
 pub mod rate_limit;
 pub mod read_cache;
@@ -76,7 +75,7 @@ pub fn run(cli: Cli) -> ExitCode {
                 .await
                 .map(|_| ExitCode::SUCCESS),
             Command::Reindex { index } => ops::reindex(&cli.store, index.as_deref()),
-            Command::Lint(opts) => ops::lint(&cli.store, &opts).await,
+            Command::Lint(opts) => ops::lint(&cli.store, &cli.serve.policy, &opts).await,
         }
     });
     finish(result)

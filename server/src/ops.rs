@@ -53,10 +53,12 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
         trust_proxy: opts.trust_proxy,
     };
     state.max_versions_per_tool = opts.max_versions_per_tool;
-    state.oidc = Arc::new(crate::oidc::Oidc::new(crate::oidc::OidcOptions {
-        issuers: opts.trusted_issuers.clone(),
-        audience: opts.oidc_audience.clone(),
-    }));
+    state.oidc = Arc::new(toolreg_trustpub::IdTokenVerifier::new(
+        toolreg_trustpub::Options {
+            issuers: opts.trusted_issuers.clone(),
+            audience: opts.oidc_audience.clone(),
+        },
+    ));
     if !opts.trusted_issuers.is_empty() {
         tracing::info!(issuers = ?opts.trusted_issuers, audience = %opts.oidc_audience, "trusted publishing is on");
     }
@@ -229,7 +231,11 @@ pub async fn set_tier(
                 token_id: None,
                 via: "admin-cli",
             };
-            crate::models::tier::set_tier(conn, &policy, &login, tier, actor)
+            let (change, after) =
+                crate::models::tier::set_tier(conn, &policy, &login, tier, actor)?;
+            // This process serves nothing; servers follow the change log.
+            after.not_served();
+            Ok(change)
         })
     })
     .await?
@@ -338,9 +344,14 @@ pub async fn gc(store: &StoreOptions, min_age: Duration) -> AppResult<()> {
 /// `lint [--apply] [--json]`: re-run the definition lint over every stored
 /// version ([`crate::rescan`]); print each change against the stored
 /// findings (one line each, or one JSON array) and a summary on stderr.
-/// With `--apply`, store the changes and quarantine the versions that hit a
+/// With `--apply`, store the changes, re-check the versions against
+/// `policy` with their new findings and quarantine the versions that hit a
 /// block rule. Exit code 0 unless the rescan itself fails.
-pub async fn lint(store: &StoreOptions, opts: &LintOptions) -> AppResult<ExitCode> {
+pub async fn lint(
+    store: &StoreOptions,
+    policy: &Policy,
+    opts: &LintOptions,
+) -> AppResult<ExitCode> {
     use crate::rescan;
     let db = open_db(store)?;
     let blobs = BlobStore::open(&store.storage_url())?;
@@ -397,10 +408,13 @@ pub async fn lint(store: &StoreOptions, opts: &LintOptions) -> AppResult<ExitCod
                 continue;
             }
             if opts.apply {
-                let (v, applied) = (v, r.clone());
-                r.quarantined = db
-                    .write(move |conn| rescan::apply(conn, &v, &applied))
+                let (v, applying, policy) = (v, r.clone(), policy.clone());
+                let applied = db
+                    .write(move |conn| rescan::apply(conn, &policy, &v, &applying))
                     .await?;
+                r.quarantined = applied.quarantined;
+                r.blocked = applied.blocked;
+                r.unblocked = applied.unblocked;
             }
             if !opts.json {
                 for line in r.lines() {

@@ -41,6 +41,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use moka::sync::Cache;
 
+use crate::models::version::HasState;
+
 /// How long an entry may live without being invalidated: the bound on how
 /// stale a download count, or an owner change made on another replica, can
 /// be.
@@ -58,10 +60,8 @@ pub struct DownloadTarget {
     pub version: String,
     pub sha256: String,
     pub size: i64,
-    pub blocked: bool,
-    pub blocked_reason: Option<String>,
-    /// The quarantine's reason while the version is quarantined.
-    pub quarantine_reason: Option<String>,
+    /// What the download answers (served, or 403 naming why not).
+    pub state: crate::models::VersionState,
 }
 
 impl DownloadTarget {
@@ -73,9 +73,7 @@ impl DownloadTarget {
             version: v.version.clone(),
             sha256: v.sha256.clone(),
             size: v.size,
-            blocked: v.blocked,
-            blocked_reason: v.blocked_reason.clone(),
-            quarantine_reason: v.quarantine(),
+            state: v.state(),
         }
     }
 }
@@ -173,7 +171,7 @@ impl ReadCache {
                         + k.1.len()
                         + v.version.len()
                         + v.sha256.len()
-                        + v.blocked_reason.as_ref().map_or(0, String::len)
+                        + v.state.reason_len()
                         + 128,
                 )
             }),
@@ -328,9 +326,7 @@ mod tests {
             version: version.into(),
             sha256: "ab".repeat(32),
             size: 10,
-            blocked: false,
-            blocked_reason: None,
-            quarantine_reason: None,
+            state: crate::models::VersionState::Live,
         })
     }
 

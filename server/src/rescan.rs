@@ -13,23 +13,25 @@
 //!
 //! With `--apply`, each version whose findings changed gets the new list
 //! stored, an audit entry (`findings_update`) and a change-log row, in one
-//! transaction; a version hitting a block rule is quarantined (never
-//! deleted) through [`crate::models::quarantine::set`], which writes its own
-//! audit and change-log rows in that same transaction.
-
-use std::collections::HashSet;
+//! transaction; in that transaction it is also checked against the tier
+//! policy with its new findings (`Policy::admit`, as a tier change checks
+//! it: flagged code from an untrusted publisher is blocked), and a version
+//! hitting a block rule is quarantined (never deleted) through
+//! [`crate::models::quarantine::set`], which writes its own audit and
+//! change-log rows in that same transaction.
 
 use diesel::prelude::*;
 use serde::Serialize;
 use serde_json::json;
 use toolreg_core::lint::{self, Context, Finding};
-use toolreg_core::{Format, Tool, ToolFiles};
+use toolreg_core::{Format, Policy, Tool, ToolFiles};
 
 use crate::db::DbConnection;
 use crate::error::{internal, AppResult};
-use crate::models::change::{Change, ChangeKind};
+use crate::models::change::ChangeLogKind;
+use crate::models::state_change::{self, StateChange};
 use crate::models::stored::Stored;
-use crate::models::tier::Actor;
+use crate::models::tier::{self, Actor};
 use crate::models::{quarantine, NewAudit, ToolRow, VersionRow};
 use crate::schema::{tools, version_contents, versions};
 
@@ -94,6 +96,10 @@ pub struct Rescan {
     pub manifest_unread: bool,
     /// Set by `--apply`: the version was quarantined for a block finding.
     pub quarantined: bool,
+    /// Set by `--apply`: the policy refuses the version with its new
+    /// findings, and it was blocked (or admits it again, and it was unblocked).
+    pub blocked: bool,
+    pub unblocked: bool,
     /// Every finding now, in document order: what `--apply` stores.
     #[serde(skip)]
     pub findings: Vec<Finding>,
@@ -131,13 +137,16 @@ impl Rescan {
         if self.quarantined {
             out.push(format!("{at}: quarantined"));
         }
+        if self.blocked {
+            out.push(format!(
+                "{at}: blocked (the policy refuses its findings for its publisher's tier)"
+            ));
+        }
+        if self.unblocked {
+            out.push(format!("{at}: unblocked"));
+        }
         out
     }
-}
-
-/// A finding's identity for the comparison: the rule and where it is.
-fn key(f: &Finding) -> (lint::Rule, &str, usize, usize) {
-    (f.rule, f.pointer.as_str(), f.start, f.end)
 }
 
 /// Lint `v` again: its stored definition and the files of its `bundle`
@@ -180,12 +189,7 @@ pub fn rescan(
                 .cloned(),
         );
     }
-    let before: HashSet<_> = stored.iter().map(key).collect();
-    let now: HashSet<_> = findings.iter().map(key).collect();
-    let new: Vec<&Finding> = findings
-        .iter()
-        .filter(|f| !before.contains(&key(f)))
-        .collect();
+    let new = lint::new_since(&stored, &findings);
     Ok(Rescan {
         name: v.tool.clone(),
         version: v.version.clone(),
@@ -199,13 +203,14 @@ pub fn rescan(
             .filter(|f| !f.is_block())
             .map(|f| (*f).clone())
             .collect(),
-        no_longer_found: stored
-            .iter()
-            .filter(|f| !now.contains(&key(f)))
+        no_longer_found: lint::new_since(&findings, &stored)
+            .into_iter()
             .cloned()
             .collect(),
         manifest_unread: bundle.is_none(),
         quarantined: false,
+        blocked: false,
+        unblocked: false,
         findings,
     })
 }
@@ -228,9 +233,27 @@ fn block_reason(r: &Rescan) -> String {
     )
 }
 
-/// Store `r`'s findings for `v` and, if a block rule is hit, quarantine it
-/// (call inside a write transaction). Returns true if it was quarantined.
-pub fn apply(conn: &mut DbConnection, v: &StoredVersion, r: &Rescan) -> AppResult<bool> {
+/// What [`apply`] did besides storing the findings.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Applied {
+    /// The version was quarantined for a block finding.
+    pub quarantined: bool,
+    /// The policy now refuses the version with its new findings (flagged
+    /// code from an untrusted publisher): it was blocked.
+    pub blocked: bool,
+    /// The policy admits it again: it was unblocked.
+    pub unblocked: bool,
+}
+
+/// Store `r`'s findings for `v`, re-check it against `policy` with them
+/// (blocking or unblocking it, as a tier change would) and, if a block rule
+/// is hit, quarantine it (call inside a write transaction).
+pub fn apply(
+    conn: &mut DbConnection,
+    policy: &Policy,
+    v: &StoredVersion,
+    r: &Rescan,
+) -> AppResult<Applied> {
     let findings = serde_json::to_string(&r.findings)
         .map_err(|e| internal(format!("cannot encode the lint findings: {e}")))?;
     diesel::update(version_contents::table.find(v.id))
@@ -249,22 +272,34 @@ pub fn apply(conn: &mut DbConnection, v: &StoredVersion, r: &Rescan) -> AppResul
         "no_longer_found": rules(&r.no_longer_found),
         "via": VIA,
     });
-    audit.insert(conn)?;
-    if r.blocks() && !v.quarantined {
+    let rechecked = tier::recheck(conn, policy, tier::Versions::One(v.id))?;
+    let quarantine = r.blocks() && !v.quarantined;
+    // A quarantine logs its own change; otherwise the findings change is logged.
+    let mut change = StateChange::new().audit(audit);
+    if !quarantine {
+        change = change.version(v.tool_id, &v.tool, &v.version, ChangeLogKind::Findings);
+    }
+    let actor = Actor {
+        login: None,
+        token_id: None,
+        via: VIA,
+    };
+    let change = tier::recorded(change, &rechecked, actor);
+    // The `lint` subcommand serves nothing; servers follow the change log.
+    state_change::record(conn, change)?.not_served();
+    let applied = Applied {
+        quarantined: quarantine,
+        blocked: rechecked.iter().any(|c| c.kind == ChangeLogKind::Block),
+        unblocked: rechecked.iter().any(|c| c.kind == ChangeLogKind::Unblock),
+    };
+    if quarantine {
         let tool: ToolRow = tools::table
             .find(v.tool_id)
             .select(ToolRow::as_select())
             .first(conn)?;
         let row = VersionRow::require(conn, tool.id, &tool.name, &v.version)?;
-        let actor = Actor {
-            login: None,
-            token_id: None,
-            via: VIA,
-        };
-        // Records the quarantine in the audit and change logs.
-        quarantine::set(conn, &tool, &row, Some(&block_reason(r)), &actor)?;
-        return Ok(true);
+        let (_, after) = quarantine::set(conn, &tool, &row, Some(&block_reason(r)), &actor)?;
+        after.not_served();
     }
-    Change::record(conn, v.tool_id, &v.tool, &v.version, ChangeKind::Findings)?;
-    Ok(false)
+    Ok(applied)
 }

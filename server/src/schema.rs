@@ -154,6 +154,9 @@ diesel::table! {
     tool_summaries (tool_id) {
         tool_id -> BigInt,
         body -> Text,
+        /// The version the tool is listed under (NULL until filled in for
+        /// a summary stored before the column existed).
+        listed_version_id -> Nullable<BigInt>,
     }
 }
 

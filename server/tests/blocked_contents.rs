@@ -7,23 +7,10 @@
 mod common;
 
 use common::{json, problem, BundleBuilder, TestApp};
-use serde_json::json;
 use toolreg_core::Tier;
 use toolreg_test_support::both_backends;
 
 const FORMATS: [&str; 4] = ["native", "matimo", "mcp", "openai"];
-
-async fn set_tier(app: &TestApp, admin: &str, login: &str, tier: &str) {
-    let res = app
-        .client
-        .put(app.api(&format!("/api/v1/publishers/{login}/tier")))
-        .bearer_auth(admin)
-        .json(&json!({ "tier": tier }))
-        .send()
-        .await
-        .expect("PUT tier");
-    assert_eq!(res.status(), 200, "set {login} to {tier}");
-}
 
 async fn page(app: &TestApp, path: &str) -> String {
     let res = app.get(path).await;
@@ -52,7 +39,7 @@ async fn blocked_versions_withhold_definition_and_code(app: TestApp) {
     );
 
     // Demoted: `function` tools need `trusted`, bob is now `verified`.
-    set_tier(&app, &admin, "bob", "verified").await;
+    app.set_tier(&admin, "bob", "verified").await;
     for format in FORMATS {
         let body = problem(
             app.get(&format!(
@@ -106,7 +93,7 @@ async fn blocked_versions_withhold_definition_and_code(app: TestApp) {
     }
 
     // Promoted again: served again.
-    set_tier(&app, &admin, "bob", "trusted").await;
+    app.set_tier(&admin, "bob", "trusted").await;
     for format in FORMATS {
         let (status, _) = json(
             app.get(&format!(

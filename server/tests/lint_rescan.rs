@@ -87,7 +87,7 @@ fn run(app: &TestApp, args: &[&str]) -> (String, String) {
 async fn change_kinds(app: &TestApp) -> Vec<String> {
     app.state
         .db
-        .read(|conn| toolreg_server::models::change::Change::since(conn, 0, 1000))
+        .read(|conn| toolreg_server::models::change::LoggedChange::since(conn, 0, 1000))
         .await
         .expect("changes")
         .into_iter()

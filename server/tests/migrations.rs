@@ -13,6 +13,10 @@
 //! NULL after the 2026-11-26 migration) at start-up too, computed from the
 //! stored manifests, and a second start rewrites none of them.
 //! Runs on SQLite + files and on PostgreSQL + S3.
+//!
+//! Summaries stored before `tool_summaries.listed_version_id` (2026-11-27)
+//! existed get the version their tool is listed under at start-up too, and
+//! the summary, search and the web index then list the tool under it.
 
 mod common;
 
@@ -27,8 +31,9 @@ use toolreg_core::ToolFiles;
 use toolreg_server::blobs::BlobStore;
 use toolreg_server::db::{POSTGRES_MIGRATIONS, SQLITE_MIGRATIONS};
 
-use common::{corpus_dir, registry_with};
-use toolreg_test_support::{eventually, ServerProcess, Services};
+use common::{corpus_dir, registry_with, BundleBuilder, TestApp};
+use toolreg_core::Tier;
+use toolreg_test_support::{both_backends, eventually, ServerProcess, Services};
 
 /// The first migration this test leaves for `toolreg-server migrate`.
 const SPLIT: &str = "20261124000000";
@@ -434,3 +439,137 @@ async fn postgres_registry_with_data_migrates() {
     .await
     .expect("check");
 }
+
+/// The listed version id of every stored summary, by tool id.
+async fn listed_ids(app: &TestApp) -> Vec<(i64, Option<i64>)> {
+    use toolreg_server::schema::tool_summaries;
+    app.state
+        .db
+        .read(|conn| {
+            Ok(tool_summaries::table
+                .order(tool_summaries::tool_id.asc())
+                .select((tool_summaries::tool_id, tool_summaries::listed_version_id))
+                .load::<(i64, Option<i64>)>(conn)?)
+        })
+        .await
+        .expect("read the listed versions")
+}
+
+/// A registry whose summaries were stored before the listed version was:
+/// the column is dropped and its migration forgotten, then the real
+/// `migrate` adds it back empty and the real `serve` fills it in.
+async fn summaries_without_a_listed_version_get_it_at_start(app: TestApp) {
+    let alice = app.user("alice", Tier::Verified).await;
+    let admin = app.admin("root", Tier::Trusted).await;
+    for (name, version) in [
+        ("listing", "1.0.0"),
+        ("listing", "2.0.0"),
+        ("held", "1.0.0"),
+        ("held", "1.1.0"),
+    ] {
+        app.publish_ok(&alice, BundleBuilder::http(name, version).pack())
+            .await;
+    }
+    let yank = app
+        .client
+        .delete(app.api("/api/v1/tools/listing/2.0.0/yank"))
+        .bearer_auth(&alice)
+        .send()
+        .await
+        .expect("yank");
+    assert_eq!(yank.status(), 200);
+    let held = app
+        .client
+        .put(app.api("/api/v1/tools/held/1.1.0/quarantine"))
+        .bearer_auth(&admin)
+        .json(&serde_json::json!({"reason": "reads SSH keys"}))
+        .send()
+        .await
+        .expect("quarantine");
+    assert_eq!(held.status(), 200);
+    let listed = listed_ids(&app).await;
+    assert!(
+        listed.iter().all(|(_, id)| id.is_some()),
+        "every write stores the listed version: {listed:?}"
+    );
+
+    // As the server before the column left them.
+    app.state
+        .db
+        .write(|conn| {
+            diesel::sql_query("ALTER TABLE tool_summaries DROP COLUMN listed_version_id")
+                .execute(conn)?;
+            diesel::sql_query(
+                "DELETE FROM __diesel_schema_migrations WHERE version = '20261127000000'",
+            )
+            .execute(conn)?;
+            Ok(())
+        })
+        .await
+        .expect("undo the migration");
+    let out = app.binary(&["migrate"]);
+    assert!(
+        out.status.success(),
+        "migrate: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let empty: Vec<(i64, Option<i64>)> = listed.iter().map(|(t, _)| (*t, None)).collect();
+    assert_eq!(
+        listed_ids(&app).await,
+        empty,
+        "the migration adds the column empty"
+    );
+
+    let registry = app.registry().clone();
+    let server = actix_web::web::block(move || registry.serve(&[]))
+        .await
+        .expect("serve");
+    let started = std::time::Instant::now();
+    while listed_ids(&app).await != listed {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the listed versions were not filled in: {:?}",
+            listed_ids(&app).await
+        );
+        actix_web::rt::time::sleep(Duration::from_millis(20)).await;
+    }
+    let client = reqwest::Client::new();
+    let get = |path: String| {
+        let client = client.clone();
+        async move {
+            let res = client.get(path).send().await.expect("GET");
+            assert_eq!(res.status(), 200);
+            res.json::<Value>().await.expect("JSON")
+        }
+    };
+    for name in ["listing", "held"] {
+        let tool = get(server.api(&format!("/api/v1/tools/{name}"))).await;
+        assert_eq!(tool["latest_version"], "1.0.0", "{name}: {tool:#}");
+    }
+    let started = std::time::Instant::now();
+    loop {
+        let hits = get(server.api("/api/v1/search?q=&sort=name")).await;
+        let listed: Vec<(String, String)> = hits["hits"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .map(|h| (h["name"].to_string(), h["version"].to_string()))
+            .collect();
+        let want = vec![
+            ("\"held\"".to_string(), "\"1.0.0\"".to_string()),
+            ("\"listing\"".to_string(), "\"1.0.0\"".to_string()),
+        ];
+        if listed == want {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "search lists {listed:?}"
+        );
+        actix_web::rt::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(server);
+}
+
+both_backends!(async TestApp::start => summaries_without_a_listed_version_get_it_at_start);

@@ -324,7 +324,7 @@ async fn fresh_after_publish_yank_and_block(app: TestApp) {
 
     // A block (as a tier demotion writes it: the flag plus a change-log row).
     use diesel::prelude::*;
-    use toolreg_server::models::change::{Change, ChangeKind};
+    use toolreg_server::models::change::{ChangeLogKind, LoggedChange};
     use toolreg_server::models::{ToolRow, VersionRow};
     use toolreg_server::schema::versions;
     app.state
@@ -338,7 +338,7 @@ async fn fresh_after_publish_yank_and_block(app: TestApp) {
                     versions::blocked_reason.eq(Some("publisher demoted")),
                 ))
                 .execute(conn)?;
-            Change::record(conn, tool.id, &tool.name, "1.0.0", ChangeKind::Block)
+            LoggedChange::append(conn, tool.id, &tool.name, "1.0.0", ChangeLogKind::Block)
         })
         .await
         .expect("block");
@@ -476,8 +476,8 @@ fn serde_urlencoded_like(q: &str) -> toolreg_search::SearchRequest {
             "keyword" => out.keyword = v,
             "license" => out.license = v,
             "sort" => out.sort = v,
-            "page" => out.page = v,
-            "per_page" => out.per_page = v,
+            "page" => out.page.page = v,
+            "per_page" => out.page.per_page = v,
             other => panic!("probe parameter {other}"),
         }
     }

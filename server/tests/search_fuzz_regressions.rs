@@ -89,7 +89,7 @@ fn a_ten_megabyte_query_is_read_only_as_far_as_the_engine_reads() {
 fn huge_numbers_and_giant_filters_are_refused_by_name() {
     let page = parse(&format!("page={}", "9".repeat(400))).unwrap_err();
     assert!(
-        page.starts_with("page:") && page.contains("not a positive whole number"),
+        page.starts_with("page:") && page.contains("is not a whole number from 1 to"),
         "{page}"
     );
     let per_page = parse("per_page=1e400").unwrap_err();

@@ -263,8 +263,9 @@ async fn a_tool_without_a_stored_summary_is_built_from_its_rows_and_filled(app: 
 
 /// A tool with more versions than a summary lists: the summary shows the
 /// newest by SemVer (not by publish order, not by string order) and their
-/// number, `latest_version` skips a yanked newest one, and
-/// `/versions` pages through every version in the same order.
+/// number, `latest_version` skips a yanked newest one (even past the
+/// versions listed), and `/versions` pages through every version in the
+/// same order.
 async fn many_versions_are_listed_newest_first_a_page_at_a_time(app: TestApp) {
     let alice = app.user("alice", Tier::Trusted).await;
     // Published oldest-last, so neither the publish order nor the string
@@ -359,6 +360,32 @@ async fn many_versions_are_listed_newest_first_a_page_at_a_time(app: TestApp) {
         "not-found",
     )
     .await;
+
+    // Every version but the two oldest withdrawn: the version the tool is
+    // listed under is found past the versions its summary lists.
+    app.state
+        .db
+        .write(|conn| {
+            use toolreg_server::schema::versions;
+            diesel::update(versions::table.filter(versions::version.ne_all(["0.0.0", "0.1.0"])))
+                .set(versions::yanked.eq(true))
+                .execute(conn)?;
+            diesel::update(versions::table.filter(versions::version.eq("0.1.0")))
+                .set(versions::yanked.eq(true))
+                .execute(conn)?;
+            Ok(())
+        })
+        .await
+        .expect("yank all but the oldest");
+    let url = app.api("/api/v1/tools/many/0.1.0/unyank");
+    send_ok(
+        app.client
+            .request(reqwest::Method::PUT, url)
+            .bearer_auth(&alice),
+        "unyank",
+    )
+    .await;
+    assert_eq!(summary(&app, "many").await["latest_version"], "0.1.0");
 }
 
 both_backends!(async TestApp::start =>

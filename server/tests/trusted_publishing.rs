@@ -14,36 +14,9 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use toolreg_core::tlog::Verifier;
 use toolreg_core::Tier;
-use toolreg_test_support::issuer::Issuer;
-use toolreg_test_support::{both_backends, Backend};
+use toolreg_test_support::both_backends;
 
-use common::{json as read_json, problem, BundleBuilder, TestApp};
-
-/// The app with the issuer trusted, and the issuer.
-struct Ci {
-    app: TestApp,
-    issuer: Issuer,
-}
-
-async fn start(backend: Backend) -> Option<Ci> {
-    let issuer = Issuer::start();
-    let app = TestApp::builder(backend)
-        .with_trusted_issuer(&issuer.url)
-        .start()
-        .await?;
-    Some(Ci { app, issuer })
-}
-
-/// [`start`], with the search index running.
-async fn start_with_search(backend: Backend) -> Option<Ci> {
-    let issuer = Issuer::start();
-    let app = TestApp::builder(backend)
-        .with_trusted_issuer(&issuer.url)
-        .with_search()
-        .start()
-        .await?;
-    Some(Ci { app, issuer })
-}
+use common::{json as read_json, problem, BundleBuilder, Ci};
 
 const REPO: &str = "acme/tools";
 const WORKFLOW: &str = "release.yml";
@@ -581,9 +554,9 @@ async fn provenance_is_searchable_and_shown(ci: Ci) {
     assert!(!old.contains("Provenance"));
 }
 
-both_backends!(async start_with_search => provenance_is_searchable_and_shown);
+both_backends!(async Ci::start_with_search => provenance_is_searchable_and_shown);
 
-both_backends!(async start =>
+both_backends!(async Ci::start =>
     happy_path_records_provenance_and_signs_it,
     every_refusal_names_what_did_not_match,
     a_rotated_key_is_fetched_when_a_token_names_it,

@@ -50,7 +50,7 @@ async fn owner_yanks_and_unyanks(app: TestApp) {
     let kinds = app
         .state
         .db
-        .read(|conn| toolreg_server::models::change::Change::since(conn, 0, 100))
+        .read(|conn| toolreg_server::models::change::LoggedChange::since(conn, 0, 100))
         .await
         .unwrap()
         .into_iter()

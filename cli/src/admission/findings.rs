@@ -45,7 +45,8 @@ pub fn rules_of(findings: &[Finding]) -> Vec<Rule> {
         .collect()
 }
 
-/// One finding as a line for people: rule, what it means, where, excerpt.
+/// One finding as a line for people: rule, what it means, where, excerpt
+/// (or "excerpt withheld" when the registry withholds the version's text).
 pub fn describe(f: &Finding) -> String {
     let at = if f.pointer.is_empty() {
         "/"
@@ -53,12 +54,12 @@ pub fn describe(f: &Finding) -> String {
         &f.pointer
     };
     let note = if f.is_note() { " (note)" } else { "" };
-    format!(
-        "{}{note} at {at}: {} `{}`",
-        f.rule,
-        f.rule.meaning(),
-        f.excerpt
-    )
+    let excerpt = if f.excerpt.is_empty() {
+        "(excerpt withheld)".to_string()
+    } else {
+        format!("`{}`", f.excerpt)
+    };
+    format!("{}{note} at {at}: {} {excerpt}", f.rule, f.rule.meaning())
 }
 
 /// The refusal of `name` `version` for its `findings` whose rules are not in `accepted`.

@@ -9,7 +9,7 @@
 use semver::{Version, VersionReq};
 use serde_json::json;
 use toolreg_api::VersionDiff;
-use toolreg_core::diff::Severity;
+use toolreg_core::diff::ChangeSeverity;
 
 use super::Context;
 use crate::client::Client;
@@ -28,7 +28,7 @@ struct Outdated {
     /// The newest version, when newer than the pin.
     latest: Option<Version>,
     /// The highest severity of the changes to `compatible` and `latest`.
-    highest: Option<Severity>,
+    highest: Option<ChangeSeverity>,
     new_findings: usize,
     /// Why the change could not be read from the registry.
     unknown: Option<String>,

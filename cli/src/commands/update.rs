@@ -25,7 +25,7 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use serde_json::{json, Value};
 use toolreg_api::VersionDiff;
-use toolreg_core::diff::Severity;
+use toolreg_core::diff::ChangeSeverity;
 
 use super::Context;
 use crate::admission::provenance::{self, BuilderChange};
@@ -162,7 +162,7 @@ pub fn needs_yes(m: &Moved) -> Option<String> {
         why.push("high change of builder".to_string());
     }
     if let Some(d) = &m.diff {
-        if let Some(s) = d.highest().filter(|s| *s >= Severity::Medium) {
+        if let Some(s) = d.highest().filter(|s| *s >= ChangeSeverity::Medium) {
             why.push(format!("{s} change"));
         }
         if !d.new_findings.is_empty() {
@@ -194,14 +194,14 @@ pub fn summary(d: &VersionDiff) -> String {
     if d.changes.is_empty() && d.new_findings.is_empty() {
         return "the definition is unchanged".to_string();
     }
-    let count = |s: Severity| d.changes.iter().filter(|c| c.severity == s).count();
+    let count = |s: ChangeSeverity| d.changes.iter().filter(|c| c.severity == s).count();
     let mut text = format!(
         "{} change{} ({} high, {} medium, {} low)",
         d.changes.len(),
         if d.changes.len() == 1 { "" } else { "s" },
-        count(Severity::High),
-        count(Severity::Medium),
-        count(Severity::Low)
+        count(ChangeSeverity::High),
+        count(ChangeSeverity::Medium),
+        count(ChangeSeverity::Low)
     );
     if !d.new_findings.is_empty() {
         let mut rules: Vec<&str> = d.new_findings.iter().map(|f| f.rule.as_str()).collect();
@@ -262,7 +262,7 @@ fn json_changes(changes: &[LockChange], moved: &[Moved]) -> Vec<Value> {
                 if let Some(m) = moved_of(moved, c) {
                     let diff_highest = m.diff.as_ref().and_then(VersionDiff::highest);
                     let highest = match (&m.builder, diff_highest) {
-                        (Some(_), _) => Some(Severity::High),
+                        (Some(_), _) => Some(ChangeSeverity::High),
                         (None, h) => h,
                     };
                     v["highest"] = json!(highest);
@@ -317,7 +317,7 @@ mod tests {
         );
         let mut low = d.clone();
         low.changes.retain(|c| c.pointer == "/description");
-        low.changes[0].severity = Severity::Low;
+        low.changes[0].severity = ChangeSeverity::Low;
         assert_eq!(needs_yes(&moved(Some(low.clone()))), None);
         assert_eq!(summary(&low), "1 change (0 high, 0 medium, 1 low)");
         let empty = VersionDiff {

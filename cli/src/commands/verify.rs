@@ -21,7 +21,7 @@
 use std::path::Path;
 
 use serde_json::{json, Value};
-use toolreg_core::diff::{self, Change, Diff};
+use toolreg_core::diff::{self, DefinitionChange, Diff};
 use toolreg_core::{fingerprint, Problem};
 
 use super::Context;
@@ -389,6 +389,6 @@ fn report_live(ctx: &Context, admitted: &[Admitted], listed: &[Value]) -> Result
 }
 
 /// One change with its old and new values.
-fn print_change(c: &Change) {
+fn print_change(c: &DefinitionChange) {
     crate::out!("{}", crate::changes::render(c, true));
 }

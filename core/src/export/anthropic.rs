@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::openai::openai_function_name;
-use super::schema::{fold_root_composition, Report};
+use super::schema::{fold_root_composition, LossReport};
 use super::Converted;
 use crate::model::Tool;
 
@@ -14,7 +14,7 @@ use crate::model::Tool;
 /// one object schema and reported. The name follows the API's
 /// `^[a-zA-Z0-9_-]{1,64}$` (other characters become `_`; reported).
 pub fn to_anthropic(tool: &Tool) -> Converted {
-    let mut report = Report::default();
+    let mut report = LossReport::default();
     let name = openai_function_name(&tool.call_name);
     if name != tool.call_name {
         report.warn(

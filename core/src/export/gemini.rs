@@ -5,7 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::schema::{child, fold_root_composition, resolve_local, Report};
+use super::schema::{child, fold_root_composition, resolve_local, LossReport};
 use super::Converted;
 use crate::model::Tool;
 
@@ -44,7 +44,7 @@ pub fn gemini_function_name(call_name: &str) -> String {
     s.chars().take(64).collect()
 }
 
-fn name_warning(tool: &Tool, report: &mut Report) -> String {
+fn name_warning(tool: &Tool, report: &mut LossReport) -> String {
     let name = gemini_function_name(&tool.call_name);
     if name != tool.call_name {
         report.warn(
@@ -72,7 +72,7 @@ fn name_warning(tool: &Tool, report: &mut Report) -> String {
 /// `$schema`, ...) is dropped and reported. A tool without parameters has no
 /// `parameters` (Gemini refuses an object schema without properties there).
 pub fn to_gemini(tool: &Tool) -> Converted {
-    let mut report = Report::default();
+    let mut report = LossReport::default();
     let name = name_warning(tool, &mut report);
     let base = "/inputSchema";
     let root = fold_root_composition(&tool.parameters, base, &mut report);
@@ -106,7 +106,7 @@ pub fn to_gemini(tool: &Tool) -> Converted {
 /// The tool as a Gemini `FunctionDeclaration` with the parameters' JSON
 /// Schema unchanged in `parameters_json_schema`. Only the name may change.
 pub fn to_gemini_json_schema(tool: &Tool) -> Converted {
-    let mut report = Report::default();
+    let mut report = LossReport::default();
     let name = name_warning(tool, &mut report);
     Converted {
         value: json!({
@@ -121,7 +121,7 @@ pub fn to_gemini_json_schema(tool: &Tool) -> Converted {
 struct Gemini<'a> {
     root: &'a Value,
     base: &'a str,
-    report: Report,
+    report: LossReport,
     /// The definitions being expanded, innermost last.
     refs: Vec<String>,
     nodes: usize,

@@ -9,7 +9,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::schema::{child, Report};
+use super::schema::{child, LossReport};
 use super::{Converted, McpProtocol};
 use crate::model::{Format, Tool};
 
@@ -79,7 +79,7 @@ pub fn to_mcp(tool: &Tool) -> Value {
 /// For [`McpProtocol::LATEST`] this is exactly [`to_mcp`], with no warnings.
 pub fn to_mcp_for(tool: &Tool, protocol: McpProtocol) -> Converted {
     let mut value = to_mcp(tool);
-    let mut report = Report::default();
+    let mut report = LossReport::default();
     if protocol < McpProtocol::V2026_07_28 {
         if let Some(obj) = value.as_object_mut() {
             if let Some(output) = obj.get_mut("outputSchema") {

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::schema::{child, fold_root_composition, resolve_local, string_list, Report};
+use super::schema::{child, fold_root_composition, resolve_local, string_list, LossReport};
 use super::Converted;
 use crate::error::Error;
 use crate::model::Tool;
@@ -102,7 +102,7 @@ const ANNOTATIONS: [&str; 11] = [
 /// `allOf` below the root, ...), a remote `$ref`, or the size limits
 /// (10 levels, 5000 properties, 1000 enum values).
 pub fn to_openai_strict(tool: &Tool) -> Result<Converted, Error> {
-    let mut report = Report::default();
+    let mut report = LossReport::default();
     let name = openai_function_name(&tool.call_name);
     if name != tool.call_name {
         report.warn(
@@ -143,7 +143,7 @@ pub fn to_openai_strict(tool: &Tool) -> Result<Converted, Error> {
 
 /// Warnings for a plain (non-strict) OpenAI export: only a renamed function.
 pub(crate) fn openai_warnings(tool: &Tool) -> Vec<crate::export::ExportWarning> {
-    let mut report = Report::default();
+    let mut report = LossReport::default();
     let name = openai_function_name(&tool.call_name);
     if name != tool.call_name {
         report.warn(
@@ -160,7 +160,7 @@ pub(crate) fn openai_warnings(tool: &Tool) -> Vec<crate::export::ExportWarning> 
 
 struct Strict<'a> {
     root: &'a Value,
-    report: Report,
+    report: LossReport,
     properties: usize,
     enum_values: usize,
 }

@@ -12,11 +12,11 @@ const COMPOSITION: [&str; 3] = ["allOf", "anyOf", "oneOf"];
 
 /// The loss report being built by one conversion.
 #[derive(Debug, Default)]
-pub(crate) struct Report {
+pub(crate) struct LossReport {
     pub(crate) warnings: Vec<ExportWarning>,
 }
 
-impl Report {
+impl LossReport {
     /// Records that `keyword` at `pointer` was dropped or changed.
     pub(crate) fn warn(&mut self, pointer: &str, keyword: &str, message: impl Into<String>) {
         let w = ExportWarning {
@@ -89,7 +89,7 @@ pub(crate) fn string_list(v: Option<&Value>) -> Vec<String> {
 /// properties every alternative requires stay required (reported: which
 /// alternative needs what is lost). A keyword whose alternatives aren't all
 /// object schemas is dropped and reported. `base` is the schema's pointer.
-pub(crate) fn fold_root_composition(schema: &Value, base: &str, report: &mut Report) -> Value {
+pub(crate) fn fold_root_composition(schema: &Value, base: &str, report: &mut LossReport) -> Value {
     let Some(obj) = schema.as_object() else {
         return schema.clone();
     };
@@ -238,7 +238,7 @@ mod tests {
             {"properties": {"id": {"type": "string"}, "k": {"type": "string"}}, "required": ["id", "k"]},
             {"properties": {"name": {"type": "string"}}, "required": ["name", "k"]}
         ]});
-        let mut r = Report::default();
+        let mut r = LossReport::default();
         let out = fold_root_composition(&s, "/inputSchema", &mut r);
         assert_eq!(out["properties"].as_object().unwrap().len(), 3);
         assert_eq!(out["required"], json!(["k"]));
@@ -253,7 +253,7 @@ mod tests {
         let s = json!({"type": "object", "$defs": {"b": {"properties": {"b": {}}, "required": ["b"]}},
             "allOf": [{"properties": {"a": {}}, "required": ["a"]}, {"$ref": "#/$defs/b"}],
             "anyOf": [{"type": "string"}]});
-        let mut r = Report::default();
+        let mut r = LossReport::default();
         let out = fold_root_composition(&s, "", &mut r);
         assert_eq!(out["required"], json!(["a", "b"]));
         assert!(out.get("anyOf").is_none());

@@ -46,11 +46,14 @@ mod patterns;
 pub mod prose;
 mod rule;
 pub mod secrets;
+mod since;
 pub mod text;
 pub mod unicode;
 pub(crate) mod walk;
 
 pub use rule::{Rule, Sign};
+
+pub use since::new_since;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -8,14 +8,14 @@ use serde_json::Value;
 
 use crate::app::AppState;
 use crate::auth::Auth;
-use crate::controllers::PageQuery;
+use crate::controllers::{self, Page, PageQuery};
 use crate::encode::rfc3339;
 use crate::error::{AppResult, ProblemBody};
 use crate::models::audit::AuditEntry;
 
 /// Entries per page when `per_page` is not given, and the most allowed.
-pub const DEFAULT_PER_PAGE: i64 = 50;
-pub const MAX_PER_PAGE: i64 = 100;
+pub const DEFAULT_ENTRIES_PER_PAGE: i64 = 50;
+pub const MAX_ENTRIES_PER_PAGE: i64 = 100;
 
 /// One audit entry.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -74,7 +74,8 @@ pub async fn list(
     query: web::Query<PageQuery>,
 ) -> AppResult<web::Json<AuditPage>> {
     auth.require_admin("read the audit log")?;
-    let (page, per_page) = query.parse(DEFAULT_PER_PAGE, MAX_PER_PAGE)?;
+    let Page { page, per_page } =
+        controllers::page(&query, DEFAULT_ENTRIES_PER_PAGE, MAX_ENTRIES_PER_PAGE)?;
     let (entries, total) = state
         .db
         .read(move |conn| AuditEntry::page(conn, page, per_page))

@@ -4,7 +4,7 @@ use actix_web::{get, web, HttpResponse};
 
 use crate::app::AppState;
 use crate::error::{not_found, AppError};
-use crate::models::change::Change;
+use crate::models::change::LoggedChange;
 use crate::views::{ChangesFollowed, Health};
 
 /// Liveness: answers 200 when the database and the blob store answer, 503
@@ -15,7 +15,7 @@ pub async fn healthz(state: web::Data<AppState>) -> HttpResponse {
     // Read before the head, so `applied == latest` proves the cache
     // reflects every change committed before this request.
     let applied = state.cache.followed();
-    let (database, latest) = match state.db.read(Change::latest_seq).await {
+    let (database, latest) = match state.db.read(LoggedChange::latest_seq).await {
         Ok(latest) => ("ok".to_string(), Some(latest)),
         Err(e) => (format!("error: {e}"), None),
     };

@@ -24,6 +24,7 @@ use sha2::{Digest, Sha256};
 use crate::app::AppState;
 use crate::error::{internal, AppError, AppResult};
 use crate::read_cache::{DownloadTarget, MAX_CACHED_BUNDLE};
+pub use toolreg_api::{Page, PageQuery};
 
 /// Cache header of immutable bundle bytes.
 pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
@@ -56,12 +57,7 @@ pub async fn serve_bundle(
     req: &HttpRequest,
     target: &DownloadTarget,
 ) -> AppResult<HttpResponse> {
-    contents_servable(
-        &target.version,
-        target.blocked,
-        target.blocked_reason.as_deref(),
-        target.quarantine_reason.as_deref(),
-    )?;
+    target.state.contents(&target.version)?;
     let sha256 = target.sha256.as_str();
     let etag = format!("\"{sha256}\"");
     if not_modified(req, sha256) {
@@ -126,93 +122,9 @@ fn count_download(state: &AppState, target: &DownloadTarget) {
     state.metrics.download();
 }
 
-/// May this version's contents — its bundle, its definition in any format,
-/// the code it carries — be served? A quarantined version's may not (`403
-/// quarantined` with the quarantine's reason, given as `quarantine`), nor a
-/// blocked version's (`403 blocked` with the reason). The bundle download,
-/// the definition export and the web version page all ask here, so a new
-/// state that withholds contents is added in this one place.
-pub fn contents_servable(
-    version: &str,
-    blocked: bool,
-    blocked_reason: Option<&str>,
-    quarantine: Option<&str>,
-) -> AppResult<()> {
-    if let Some(reason) = quarantine {
-        return Err(AppError::Quarantined(quarantined_message(version, reason)));
-    }
-    if blocked {
-        return Err(AppError::Blocked(blocked_message(version, blocked_reason)));
-    }
-    Ok(())
-}
-
-/// `page` and `per_page` of a paginated list, as they arrive.
-#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
-pub struct PageQuery {
-    /// Page number, from 1 (default 1).
-    pub page: Option<String>,
-    /// Items per page, 1-100 (default 50; 100 for a tool's versions).
-    pub per_page: Option<String>,
-}
-
-impl PageQuery {
-    /// The page and the page size (`default_per_page` when absent, at most
-    /// `max_per_page`); a 400 names the parameter. The page is bounded so the
-    /// offset it makes can't overflow.
-    pub fn parse(&self, default_per_page: i64, max_per_page: i64) -> AppResult<(i64, i64)> {
-        let page = query_number("page", self.page.as_deref(), 1, i64::MAX / max_per_page)?;
-        let per_page = query_number(
-            "per_page",
-            self.per_page.as_deref(),
-            default_per_page,
-            max_per_page,
-        )?;
-        Ok((page, per_page))
-    }
-}
-
-/// A query parameter that is a whole number in `1..=max`, or `default`
-/// when absent; else a 400 naming the parameter and the range.
-fn query_number(name: &str, text: Option<&str>, default: i64, max: i64) -> AppResult<i64> {
-    let Some(text) = text else { return Ok(default) };
-    match text.trim().parse::<i64>() {
-        Ok(n) if (1..=max).contains(&n) => Ok(n),
-        _ => Err(crate::error::bad_request(format!(
-            "{name}: `{text}` is not a whole number from 1 to {max}"
-        ))),
-    }
-}
-
-/// The explanation a quarantined version answers with.
-pub fn quarantined_message(version: &str, reason: &str) -> String {
-    format!(
-        "version {version} is quarantined by the registry's administrators: {reason} \
-         (its bundle and definition are withheld until the quarantine is lifted)"
-    )
-}
-
-/// The explanation a blocked version answers with.
-pub fn blocked_message(version: &str, reason: Option<&str>) -> String {
-    match reason {
-        Some(reason) => format!("version {version} is blocked: {reason}"),
-        None => format!("version {version} is blocked"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn page_numbers_are_bounded_and_named() {
-        assert_eq!(query_number("page", None, 1, 10).unwrap(), 1);
-        assert_eq!(query_number("page", Some("3"), 1, 10).unwrap(), 3);
-        for bad in ["0", "-1", "11", "x", ""] {
-            let err = query_number("per_page", Some(bad), 50, 10)
-                .unwrap_err()
-                .to_string();
-            assert!(err.starts_with("per_page: "), "{err}");
-        }
-    }
+/// A checked page of a paginated list, or a 400 naming the parameter.
+pub fn page(query: &PageQuery, default_per_page: i64, max_per_page: i64) -> AppResult<Page> {
+    query
+        .parse(default_per_page, max_per_page)
+        .map_err(|e| crate::error::bad_request(e.to_string()))
 }

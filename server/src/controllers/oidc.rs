@@ -1,10 +1,11 @@
 //! `POST /api/v1/oidc/exchange`: a CI job trades its OpenID Connect ID
 //! token for a short-lived registry token (trusted publishing).
 //!
-//! The ID token is verified by [`crate::oidc::Oidc::verify`] (401 naming
-//! what failed), then matched against the trusted publishers that owners
-//! set for their tools: same issuer and repository, same workflow, and the
-//! same environment where one was set (403 when none matches). In one
+//! The ID token is verified by [`toolreg_trustpub::IdTokenVerifier::verify`] (401
+//! naming what failed), then matched against the trusted publishers that
+//! owners set for their tools ([`TrustedPublisher::accepts`]: same issuer,
+//! repository and workflow, and the same environment where one was set; 403
+//! when none matches). In one
 //! transaction the token's `jti` is recorded — so it is exchanged once, on
 //! any replica — and a token is issued that publishes new versions of the
 //! matched tools only, expires within [`TOKEN_LIFETIME`] (never after the ID
@@ -20,12 +21,12 @@ use crate::app::AppState;
 use crate::db::{now, DbConnection};
 use crate::encode::rfc3339;
 use crate::error::{bad_request, forbidden, unauthorized, AppError, AppResult, ProblemBody};
-use crate::models::trusted_publisher::TrustedPublisher;
+use crate::models::trusted_publisher::{CiJob, TrustedPublisher};
 use crate::models::{NewAudit, Token};
-use crate::oidc::Identity;
 use crate::rate_limit::Action;
 use crate::schema::oidc_exchanges;
 use crate::views::{OidcExchangeRequest, OidcExchanged, Provenance};
+use toolreg_trustpub::Identity;
 
 /// How long an exchanged token lives.
 pub const TOKEN_LIFETIME: Duration = Duration::minutes(15);
@@ -64,7 +65,7 @@ fn issue(conn: &mut DbConnection, identity: &Identity) -> AppResult<OidcExchange
     let matched: Vec<(TrustedPublisher, String)> =
         TrustedPublisher::for_repository(conn, &identity.issuer, &identity.repository)?
             .into_iter()
-            .filter(|(t, _)| matches(t, identity))
+            .filter(|(t, _)| t.accepts(&CiJob::of_identity(identity)))
             .collect();
     let Some((first, _)) = matched.first() else {
         return Err(forbidden(format!(
@@ -95,7 +96,7 @@ fn issue(conn: &mut DbConnection, identity: &Identity) -> AppResult<OidcExchange
     // An ID token past its expiry (and the leeway) no longer verifies, so
     // its row is no longer needed to refuse a replay: drop such rows here,
     // which keeps the table to the tokens still live.
-    let stale = now() - Duration::seconds(crate::oidc::LEEWAY_SECS as i64 + 60);
+    let stale = now() - Duration::seconds(toolreg_trustpub::LEEWAY_SECS as i64 + 60);
     diesel::delete(oidc_exchanges::table.filter(oidc_exchanges::expires_at.lt(stale)))
         .execute(conn)?;
     let recorded = diesel::insert_into(oidc_exchanges::table)
@@ -151,29 +152,4 @@ fn issue(conn: &mut DbConnection, identity: &Identity) -> AppResult<OidcExchange
         expires_at: rfc3339(&expires_at),
         tools: names,
     })
-}
-
-/// Does the trusted publisher `t` accept `identity`? Issuer and repository
-/// were matched by the query; the workflow must be equal, and the
-/// environment too when `t` names one.
-fn matches(t: &TrustedPublisher, identity: &Identity) -> bool {
-    t.workflow == identity.workflow
-        && t.environment
-            .as_ref()
-            .is_none_or(|e| identity.environment.as_ref() == Some(e))
-}
-
-/// Whether a trusted publisher of `tool_id` still accepts the run
-/// `provenance` came from (publish asks, so removing a trusted publisher
-/// stops the tokens it issued at once).
-pub fn still_trusted(
-    conn: &mut DbConnection,
-    tool_id: i64,
-    provenance: &Provenance,
-) -> AppResult<bool> {
-    Ok(TrustedPublisher::list(conn, tool_id)?.iter().any(|t| {
-        t.issuer == provenance.issuer
-            && t.repository == provenance.repository
-            && t.workflow == provenance.workflow
-    }))
 }

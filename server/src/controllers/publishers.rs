@@ -95,7 +95,7 @@ pub async fn set_tier(
     let to = parse_body(&body)?;
     let login = path.into_inner();
     let policy = state.policy.clone();
-    let change = state
+    let (change, after) = state
         .db
         .write(move |conn| {
             let actor = Actor {
@@ -108,7 +108,7 @@ pub async fn set_tier(
         .await?;
     // Owners' tiers show in every summary of their tools, and blocks change
     // versions: rare enough to forget every cached answer.
-    state.cache.invalidate_answers();
+    after.apply(&state.cache);
     tracing::info!(login = %change.login, from = %change.from, to = %change.to,
                    blocked = change.blocked.len(), unblocked = change.unblocked.len(), "publisher tier changed");
     Ok(web::Json(change.into()))

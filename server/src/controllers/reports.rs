@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 
 use crate::app::AppState;
 use crate::auth::Auth;
-use crate::controllers::audit::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
-use crate::controllers::PageQuery;
+use crate::controllers::audit::{DEFAULT_ENTRIES_PER_PAGE, MAX_ENTRIES_PER_PAGE};
+use crate::controllers::{self, Page, PageQuery};
 use crate::encode::rfc3339;
 use crate::error::{bad_request, AppResult, ProblemBody};
 use crate::models::report::{self, ReportRow};
@@ -142,7 +142,8 @@ pub async fn list(
     query: web::Query<PageQuery>,
 ) -> AppResult<web::Json<ReportPage>> {
     auth.require_admin("list reports")?;
-    let (page, per_page) = query.parse(DEFAULT_PER_PAGE, MAX_PER_PAGE)?;
+    let Page { page, per_page } =
+        controllers::page(&query, DEFAULT_ENTRIES_PER_PAGE, MAX_ENTRIES_PER_PAGE)?;
     let (rows, total) = state
         .db
         .read(move |conn| report::open_page(conn, page, per_page))

@@ -6,9 +6,9 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::app::AppState;
-use crate::controllers::{blocked_message, quarantined_message};
-use crate::error::{bad_request, not_found, AppError, AppResult, ProblemBody};
-use crate::models::version::list_for_tool;
+use crate::error::{bad_request, not_found, AppResult, ProblemBody};
+use crate::models::version::HasState;
+use crate::models::version::{list_for_tool, VersionSummary};
 use crate::models::{ToolRow, VersionRow};
 use crate::views::Resolved;
 
@@ -41,42 +41,44 @@ pub async fn resolve(
         .lookup(move |conn| {
             let tool = ToolRow::require(conn, &name)?;
             let versions = list_for_tool(conn, tool.id)?;
-            let matching: Vec<_> = versions
-                .iter()
-                .filter(|(v, _)| semver::Version::parse(&v.version).is_ok_and(|sv| req.matches(&sv)))
-                .collect();
-            if let Some((best, _)) = matching.iter().find(|(v, _)| v.is_live()) {
-                let v = VersionRow::require(conn, tool.id, &tool.name, &best.version)?;
-                return Ok(Resolved {
-                    download_url: format!("/api/v1/tools/{}/{}/download", tool.name, v.version),
-                    name: tool.name,
-                    version: v.version,
-                    sha256: v.sha256,
-                    size: v.size,
-                    format: v.format,
-                    execution: v.execution,
-                });
+            // The matching version whose state ranks highest decides: the
+            // newest live one resolves; else a quarantined or blocked one
+            // (not yanked) is a 403 naming why; else nothing matches.
+            let mut decisive: Option<&VersionSummary> = None;
+            for (v, _) in &versions {
+                let matches = semver::Version::parse(&v.version).is_ok_and(|sv| req.matches(&sv));
+                if matches
+                    && decisive.is_none_or(|d| v.state().resolve_rank() > d.state().resolve_rank())
+                {
+                    decisive = Some(v);
+                }
             }
-            if let Some((held, _)) = matching.iter().find(|(v, _)| v.quarantined && !v.yanked) {
-                let reason = held.quarantine_reason.as_deref().unwrap_or_default();
-                return Err(AppError::Quarantined(format!("{}: {}", tool.name, quarantined_message(&held.version, reason))));
-            }
-            if let Some((blocked, _)) = matching.iter().find(|(v, _)| v.blocked && !v.yanked) {
-                let v = VersionRow::require(conn, tool.id, &tool.name, &blocked.version)?;
-                return Err(AppError::Blocked(format!("{}: {}", tool.name, blocked_message(&v.version, v.blocked_reason.as_deref()))));
+            match decisive.and_then(|v| {
+                v.state()
+                    .resolve(&tool.name, &v.version)
+                    .map(|answer| (v, answer))
+            }) {
+                Some((best, Ok(()))) => {
+                    let v = VersionRow::require(conn, tool.id, &tool.name, &best.version)?;
+                    return Ok(Resolved {
+                        download_url: format!("/api/v1/tools/{}/{}/download", tool.name, v.version),
+                        name: tool.name,
+                        version: v.version,
+                        sha256: v.sha256,
+                        size: v.size,
+                        format: v.format,
+                        execution: v.execution,
+                    });
+                }
+                Some((_, Err(refusal))) => return Err(refusal),
+                None => {}
             }
             let existing: Vec<String> = versions
                 .iter()
                 .map(|(v, _)| {
                     let mut s = v.version.clone();
-                    if v.yanked {
-                        s.push_str(" (yanked)");
-                    }
-                    if v.blocked {
-                        s.push_str(" (blocked)");
-                    }
-                    if v.quarantined {
-                        s.push_str(" (quarantined)");
+                    for label in v.state().labels() {
+                        s.push_str(&format!(" ({label})"));
                     }
                     s
                 })

@@ -1,6 +1,7 @@
 //! The change log: one ordered row per publish, yank, unyank, block,
-//! unblock, quarantine, unquarantine and findings update, written in the same transaction as
-//! the change. Search indexes and read caches tail it by `seq`.
+//! unblock, quarantine, unquarantine and findings update, written in the
+//! same transaction as the change (by `crate::models::state_change::record`).
+//! Search indexes and read caches tail it by `seq`.
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -11,7 +12,7 @@ use crate::schema::changes;
 
 /// What happened to a version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChangeKind {
+pub enum ChangeLogKind {
     Publish,
     Yank,
     Unyank,
@@ -23,24 +24,25 @@ pub enum ChangeKind {
     Findings,
 }
 
-impl ChangeKind {
+impl ChangeLogKind {
     pub fn as_str(self) -> &'static str {
         match self {
-            ChangeKind::Publish => "publish",
-            ChangeKind::Yank => "yank",
-            ChangeKind::Unyank => "unyank",
-            ChangeKind::Block => "block",
-            ChangeKind::Unblock => "unblock",
-            ChangeKind::Quarantine => "quarantine",
-            ChangeKind::Unquarantine => "unquarantine",
-            ChangeKind::Findings => "findings",
+            ChangeLogKind::Publish => "publish",
+            ChangeLogKind::Yank => "yank",
+            ChangeLogKind::Unyank => "unyank",
+            ChangeLogKind::Block => "block",
+            ChangeLogKind::Unblock => "unblock",
+            ChangeLogKind::Quarantine => "quarantine",
+            ChangeLogKind::Unquarantine => "unquarantine",
+            ChangeLogKind::Findings => "findings",
         }
     }
 }
 
+/// One row of the change log.
 #[derive(Debug, Clone, Queryable, Selectable)]
 #[diesel(table_name = changes)]
-pub struct Change {
+pub struct LoggedChange {
     pub seq: i64,
     pub tool_id: i64,
     pub tool_name: String,
@@ -49,14 +51,15 @@ pub struct Change {
     pub created_at: NaiveDateTime,
 }
 
-impl Change {
-    /// Append a change (call inside the write transaction that makes it).
-    pub fn record(
+impl LoggedChange {
+    /// Append a change (call inside the write transaction that makes it;
+    /// `state_change::record` does).
+    pub fn append(
         conn: &mut DbConnection,
         tool_id: i64,
         tool_name: &str,
         version: &str,
-        kind: ChangeKind,
+        kind: ChangeLogKind,
     ) -> AppResult<()> {
         Db::lock_change_log(conn)?;
         diesel::insert_into(changes::table)
@@ -80,12 +83,12 @@ impl Change {
     }
 
     /// Changes after `seq`, oldest first, at most `limit`.
-    pub fn since(conn: &mut DbConnection, seq: i64, limit: i64) -> AppResult<Vec<Change>> {
+    pub fn since(conn: &mut DbConnection, seq: i64, limit: i64) -> AppResult<Vec<LoggedChange>> {
         Ok(changes::table
             .filter(changes::seq.gt(seq))
             .order(changes::seq.asc())
             .limit(limit)
-            .select(Change::as_select())
+            .select(LoggedChange::as_select())
             .load(conn)?)
     }
 }

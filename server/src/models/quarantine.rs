@@ -7,8 +7,9 @@
 //! `quarantine_reason`, `quarantined_at`), so every read that already loads
 //! the row (download, resolve, metadata, the tool summary, the search
 //! source) sees it without another query. Setting or lifting it writes, in
-//! one transaction: the row, the audit log, the tool's stored summary and
-//! the change log (which other replicas' caches and search indexes follow).
+//! one transaction: the row, then (through `state_change::record`) the
+//! audit log, the tool's stored summary and the change log (which other
+//! replicas' caches and search indexes follow).
 //! A quarantine also closes the version's open reports.
 
 use chrono::NaiveDateTime;
@@ -17,14 +18,16 @@ use serde_json::json;
 
 use crate::db::{now, DbConnection};
 use crate::error::AppResult;
-use crate::models::change::{Change, ChangeKind};
+use crate::models::change::ChangeLogKind;
+use crate::models::state_change::{self, AfterCommit, StateChange};
 use crate::models::tier::Actor;
-use crate::models::{report, tool_summary, NewAudit, ToolRow, VersionRow};
+use crate::models::{report, NewAudit, ToolRow, VersionRow};
 use crate::schema::versions;
 
-/// A version's quarantine state after [`set`].
+/// A version's quarantine state after [`set`], and what the read cache must
+/// forget once it commits.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct QuarantineState {
+pub struct QuarantineOutcome {
     pub name: String,
     pub version: String,
     pub quarantined: bool,
@@ -46,13 +49,13 @@ pub fn set(
     v: &VersionRow,
     reason: Option<&str>,
     actor: &Actor<'_>,
-) -> AppResult<QuarantineState> {
+) -> AppResult<(QuarantineOutcome, AfterCommit)> {
     let unchanged = match reason {
         Some(r) => v.quarantined && v.quarantine_reason.as_deref() == Some(r),
         None => !v.quarantined,
     };
     if unchanged {
-        return Ok(QuarantineState {
+        let state = QuarantineOutcome {
             name: tool.name.clone(),
             version: v.version.clone(),
             quarantined: v.quarantined,
@@ -60,7 +63,8 @@ pub fn set(
             quarantined_at: v.quarantined_at,
             changed: false,
             reports_closed: 0,
-        });
+        };
+        return Ok((state, AfterCommit::nothing()));
     }
     let at = reason.map(|_| now());
     diesel::update(versions::table.find(v.id))
@@ -75,9 +79,9 @@ pub fn set(
         None => 0,
     };
     let kind = if reason.is_some() {
-        ChangeKind::Quarantine
+        ChangeLogKind::Quarantine
     } else {
-        ChangeKind::Unquarantine
+        ChangeLogKind::Unquarantine
     };
     let mut audit = NewAudit::new(kind.as_str());
     audit.actor = actor.login;
@@ -89,11 +93,13 @@ pub fn set(
                           "reports_closed": reports_closed, "via": actor.via}),
         None => json!({"previous_reason": v.quarantine_reason, "via": actor.via}),
     };
-    audit.insert(conn)?;
-    // The tool's lock before the change log's, as everywhere.
-    tool_summary::refresh(conn, tool.id)?;
-    Change::record(conn, tool.id, &tool.name, &v.version, kind)?;
-    Ok(QuarantineState {
+    let after = state_change::record(
+        conn,
+        StateChange::new()
+            .audit(audit)
+            .version(tool.id, &tool.name, &v.version, kind),
+    )?;
+    let state = QuarantineOutcome {
         name: tool.name.clone(),
         version: v.version.clone(),
         quarantined: reason.is_some(),
@@ -101,5 +107,6 @@ pub fn set(
         quarantined_at: at,
         changed: true,
         reports_closed,
-    })
+    };
+    Ok((state, after))
 }

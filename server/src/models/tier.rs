@@ -3,29 +3,35 @@
 //! [`set_tier`] is the one way a publisher's tier changes — the HTTP API
 //! (`PUT /api/v1/publishers/{login}/tier`) and `toolreg-server admin
 //! set-tier` both call it — so both have the same effects, in one
-//! transaction: the new tier, the versions it blocks or unblocks (with their
-//! change-log rows, so every replica's search index agrees), and the audit
-//! entries for all of it. [`sync_policy`] does the same for every
+//! transaction: the new tier, the versions it blocks or unblocks, and
+//! (through `state_change::record`) the audit entries for all of it, the
+//! summaries showing the publisher and the change-log rows, so every
+//! replica's search index agrees. [`sync_policy`] does the same for every
 //! publisher when a server starts with a policy other than the one the
 //! versions were last checked against.
 //!
-//! The rule: a version is blocked iff the policy refuses its execution kind
-//! for its *effective tier*, which is the publisher's current tier — except
-//! for a version published with an agent token, whose effective tier is
-//! always `untrusted` (as it was when it was published).
+//! The rule: a version is blocked iff the policy refuses it
+//! ([`Policy::admit`]: its execution kind, and flagged code) for its
+//! *effective tier*, which is the publisher's current tier — except for a
+//! version published with an agent token, whose effective tier is always
+//! `untrusted` (as it was when it was published). [`recheck`] applies it to
+//! a publisher's versions (a tier change, a new policy) or to one version
+//! (a rescan that changed its findings).
 
 use diesel::prelude::*;
 use serde::Serialize;
 use serde_json::json;
-use toolreg_core::policy::Denial;
+use toolreg_core::lint::Finding;
+use toolreg_core::policy::Refusal;
 use toolreg_core::{ExecutionKind, Policy, Tier};
 
 use crate::db::DbConnection;
-use crate::error::{AppError, AppResult};
-use crate::models::change::{Change, ChangeKind};
+use crate::error::AppResult;
+use crate::models::change::ChangeLogKind;
+use crate::models::state_change::{self, AfterCommit, StateChange};
 use crate::models::stored::Stored;
-use crate::models::{tool_summary, NewAudit, User};
-use crate::schema::{server_policy, tokens, tools, users, versions};
+use crate::models::{NewAudit, User};
+use crate::schema::{server_policy, tokens, tools, users, version_contents, versions};
 
 /// Who asked for a change, for the audit log.
 #[derive(Debug, Clone, Copy)]
@@ -57,7 +63,7 @@ pub struct TierChange {
     pub unblocked: Vec<VersionRef>,
 }
 
-/// One published version of a publisher, with what decides its block.
+/// One published version, with what decides its block.
 #[derive(Debug, Queryable)]
 struct PublishedRow {
     id: i64,
@@ -68,7 +74,13 @@ struct PublishedRow {
     execution: ExecutionKind,
     blocked: bool,
     blocked_reason: Option<String>,
+    /// The publisher's login and current tier.
+    login: String,
+    #[diesel(deserialize_as = Stored<Tier>)]
+    tier: Tier,
     agent: Option<bool>,
+    /// `version_contents.findings`, the stored lint findings as JSON.
+    findings: String,
 }
 
 /// The tier a version counts as published with, given its publisher's tier now.
@@ -81,20 +93,33 @@ pub fn effective_tier(publisher_tier: Tier, agent_token: bool) -> Tier {
 }
 
 /// The reason shown for a blocked version (download, resolve, metadata, search).
-fn block_reason(denial: &Denial, login: &str, agent_token: bool) -> String {
-    let needs = format!(
-        "a `{}` tool needs a publisher tier of at least `{}`",
-        denial.execution, denial.required
-    );
+fn block_reason(refusal: &Refusal, login: &str, agent_token: bool) -> String {
+    let (needs, tier) = match refusal {
+        Refusal::Tier(denial) => (
+            format!(
+                "a `{}` tool needs a publisher tier of at least `{}`",
+                denial.execution, denial.required
+            ),
+            denial.publisher_tier,
+        ),
+        Refusal::FlaggedCode {
+            execution,
+            publisher_tier,
+            ..
+        } => (
+            format!(
+                "its definition has lint findings ({}) and a `{execution}` tool runs code, which needs a publisher tier above `untrusted`",
+                refusal.rules_text()
+            ),
+            *publisher_tier,
+        ),
+    };
     if agent_token {
         format!(
             "{needs}, but it was published with an agent token, which always counts as `untrusted`"
         )
     } else {
-        format!(
-            "{needs}, but its publisher `{login}` is now `{}`",
-            denial.publisher_tier
-        )
+        format!("{needs}, but its publisher `{login}` is now `{tier}`")
     }
 }
 
@@ -111,59 +136,61 @@ pub fn lock_tier(conn: &mut DbConnection, user_id: i64) -> AppResult<Tier> {
 }
 
 /// Check, inside the publish transaction, that the publisher's tier as it is
-/// now still allows `kind` (a tier change may have committed since the
-/// request was authenticated). Returns the effective tier.
+/// now still admits a version of `kind` with `findings` (a tier change may
+/// have committed since the request was authenticated). Returns the
+/// effective tier; a refusal is the publish's 403.
 pub fn recheck_publish(
     conn: &mut DbConnection,
     policy: &Policy,
     user_id: i64,
     agent_token: bool,
     kind: ExecutionKind,
+    findings: &[Finding],
 ) -> AppResult<Tier> {
     let tier = effective_tier(lock_tier(conn, user_id)?, agent_token);
-    policy.check(kind, tier).map_err(AppError::TierForbidden)?;
+    policy.admit(kind, tier, findings)?;
     Ok(tier)
 }
 
 /// Change `login`'s tier to `to` and block or unblock their versions to
 /// match `policy` (call inside a write transaction: everything here commits
 /// or rolls back together). Setting the tier a publisher already has still
-/// re-checks their versions against `policy`, and is audited.
+/// re-checks their versions against `policy`, and is audited. The cached
+/// answers to forget after the commit come with the change.
 pub fn set_tier(
     conn: &mut DbConnection,
     policy: &Policy,
     login: &str,
     to: Tier,
     actor: Actor<'_>,
-) -> AppResult<TierChange> {
+) -> AppResult<(TierChange, AfterCommit)> {
     let user = User::require_by_login(conn, login)?;
     let from = lock_tier(conn, user.id)?;
     User::set_tier(conn, user.id, to)?;
+    let rechecked = recheck(conn, policy, Versions::Publisher(user.id))?;
 
-    let mut change = TierChange {
-        login: user.login.clone(),
-        from,
-        to,
-        blocked: Vec::new(),
-        unblocked: Vec::new(),
-    };
     let mut audit = NewAudit::new("tier_change");
     audit.actor = actor.login;
     audit.token_id = actor.token_id;
-    // Written first, so its id is below the block entries it causes.
+    // First, so its id is below the block entries it causes.
     audit.detail =
         json!({"login": user.login, "from": from.as_str(), "to": to.as_str(), "via": actor.via});
-    audit.insert(conn)?;
-
-    let mut pending = Vec::new();
-    recheck_publisher(conn, policy, &user, to, actor, &mut change, &mut pending)?;
-    // The summaries showing this publisher (their tier as an owner, their
-    // versions' blocked state), before the change log's lock.
-    tool_summary::refresh_publisher(conn, user.id)?;
-    for (tool_id, tool_name, version, kind) in pending {
-        Change::record(conn, tool_id, &tool_name, &version, kind)?;
-    }
-    Ok(change)
+    // The summaries showing this publisher: their tier as an owner, their
+    // versions' blocked state.
+    let change = StateChange::new().audit(audit).publisher(user.id);
+    let change = recorded(change, &rechecked, actor);
+    let after = state_change::record(conn, change)?;
+    let (blocked, unblocked) = refs(&rechecked);
+    Ok((
+        TierChange {
+            login: user.login.clone(),
+            from,
+            to,
+            blocked,
+            unblocked,
+        },
+        after,
+    ))
 }
 
 /// What [`apply_policy`] did: the versions it blocked and unblocked.
@@ -189,36 +216,33 @@ pub fn apply_policy(conn: &mut DbConnection, policy: &Policy) -> AppResult<Polic
         token_id: None,
         via: "policy",
     };
-    let mut applied = PolicyApplied::default();
-    let mut pending = Vec::new();
+    let mut rechecked = Vec::new();
+    let mut changed_publishers = Vec::new();
     for user_id in publishers {
-        let tier = lock_tier(conn, user_id)?;
-        let user = User::find(conn, user_id)?;
-        // Every block this re-check writes also gets its audit entry (`via`
-        // is not stored per version; the `policy_apply` entry says why).
-        let mut change = TierChange {
-            login: user.login.clone(),
-            from: tier,
-            to: tier,
-            blocked: Vec::new(),
-            unblocked: Vec::new(),
-        };
-        recheck_publisher(conn, policy, &user, tier, actor, &mut change, &mut pending)?;
-        if !change.blocked.is_empty() || !change.unblocked.is_empty() {
-            tool_summary::refresh_publisher(conn, user.id)?;
+        lock_tier(conn, user_id)?;
+        let found = recheck(conn, policy, Versions::Publisher(user_id))?;
+        if !found.is_empty() {
+            changed_publishers.push(user_id);
         }
-        applied.blocked.append(&mut change.blocked);
-        applied.unblocked.append(&mut change.unblocked);
+        rechecked.extend(found);
     }
-    if !applied.blocked.is_empty() || !applied.unblocked.is_empty() {
-        let mut audit = NewAudit::new("policy_apply");
-        audit.detail = json!({"policy": policy_text(policy),
-                              "blocked": applied.blocked.len(), "unblocked": applied.unblocked.len()});
-        audit.insert(conn)?;
+    let (blocked, unblocked) = refs(&rechecked);
+    let applied = PolicyApplied { blocked, unblocked };
+    if rechecked.is_empty() {
+        return Ok(applied);
     }
-    for (tool_id, tool_name, version, kind) in pending {
-        Change::record(conn, tool_id, &tool_name, &version, kind)?;
+    // Every block this re-check writes gets its audit entry (`via` is not
+    // stored per version; the `policy_apply` entry says why).
+    let mut change = recorded(StateChange::new(), &rechecked, actor);
+    let mut audit = NewAudit::new("policy_apply");
+    audit.detail = json!({"policy": policy_text(policy),
+                          "blocked": applied.blocked.len(), "unblocked": applied.unblocked.len()});
+    change = change.audit(audit);
+    for user_id in changed_publishers {
+        change = change.publisher(user_id);
     }
+    // At start, before this process serves: nothing of it is cached here.
+    state_change::record(conn, change)?.not_served();
     Ok(applied)
 }
 
@@ -277,27 +301,82 @@ pub fn policy_text(policy: &Policy) -> String {
         .join(",")
 }
 
-/// A change-log row still to be written: (tool id, tool, version, kind).
-type PendingChange = (i64, String, String, ChangeKind);
+/// A version [`recheck`] blocked or unblocked.
+#[derive(Debug)]
+pub struct Rechecked {
+    tool_id: i64,
+    tool: String,
+    version: String,
+    /// `Block` or `Unblock`.
+    pub kind: ChangeLogKind,
+    /// The audit entry's detail: `None` when only a blocked version's reason
+    /// changed (a change-log row, no audit entry).
+    audit: Option<serde_json::Value>,
+}
 
-/// Block or unblock `user`'s versions to match `policy` at `tier`, with an
-/// audit entry for each, recording into `change`; the change-log rows go to
-/// `pending`, which the caller writes after every version row is updated:
-/// taking the change log's lock last means a concurrent yank (which holds its
-/// version row while it waits for that lock) can't deadlock with us.
-fn recheck_publisher(
+/// The versions newly blocked and newly unblocked by `rechecked`.
+fn refs(rechecked: &[Rechecked]) -> (Vec<VersionRef>, Vec<VersionRef>) {
+    let (mut blocked, mut unblocked) = (Vec::new(), Vec::new());
+    for r in rechecked.iter().filter(|r| r.audit.is_some()) {
+        let here = VersionRef {
+            name: r.tool.clone(),
+            version: r.version.clone(),
+        };
+        match r.kind {
+            ChangeLogKind::Block => blocked.push(here),
+            _ => unblocked.push(here),
+        }
+    }
+    (blocked, unblocked)
+}
+
+/// `change` with each re-checked version's audit entry (by `actor`) and
+/// change-log row.
+pub fn recorded<'a>(
+    mut change: StateChange<'a>,
+    rechecked: &'a [Rechecked],
+    actor: Actor<'a>,
+) -> StateChange<'a> {
+    for r in rechecked {
+        if let Some(detail) = &r.audit {
+            let mut audit = NewAudit::new(r.kind.as_str());
+            audit.actor = actor.login;
+            audit.token_id = actor.token_id;
+            audit.tool = Some(&r.tool);
+            audit.version = Some(&r.version);
+            audit.detail = detail.clone();
+            change = change.audit(audit);
+        }
+        change = change.version(r.tool_id, &r.tool, &r.version, r.kind);
+    }
+    change
+}
+
+/// Which versions [`recheck`] looks at.
+#[derive(Debug, Clone, Copy)]
+pub enum Versions {
+    /// Every version a publisher published.
+    Publisher(i64),
+    /// One version.
+    One(i64),
+}
+
+/// Block or unblock `which` versions to match what `policy` admits for
+/// their kind, their publisher's current tier and their stored findings
+/// ([`Policy::admit`]), and say which changed; the caller records them
+/// ([`recorded`]) after every version row here is updated: taking the
+/// change log's lock last means a concurrent yank, which holds its version
+/// row while it waits for that lock, can't deadlock with this.
+pub fn recheck(
     conn: &mut DbConnection,
     policy: &Policy,
-    user: &User,
-    to: Tier,
-    actor: Actor<'_>,
-    change: &mut TierChange,
-    pending: &mut Vec<PendingChange>,
-) -> AppResult<()> {
-    let rows: Vec<PublishedRow> = versions::table
+    which: Versions,
+) -> AppResult<Vec<Rechecked>> {
+    let mut query = versions::table
         .inner_join(tools::table)
+        .inner_join(users::table)
+        .inner_join(version_contents::table)
         .left_join(tokens::table.on(versions::token_id.eq(tokens::id.nullable())))
-        .filter(versions::publisher_id.eq(user.id))
         .order(versions::id.asc())
         .select((
             versions::id,
@@ -307,67 +386,66 @@ fn recheck_publisher(
             versions::execution,
             versions::blocked,
             versions::blocked_reason,
+            users::login,
+            users::tier,
             tokens::agent.nullable(),
+            version_contents::findings,
         ))
-        .load(conn)?;
+        .into_boxed();
+    query = match which {
+        Versions::Publisher(user_id) => query.filter(versions::publisher_id.eq(user_id)),
+        Versions::One(id) => query.filter(versions::id.eq(id)),
+    };
+    let rows: Vec<PublishedRow> = query.load(conn)?;
 
+    let mut out = Vec::new();
     for row in rows {
         let agent = row.agent.unwrap_or(false);
         let kind = row.execution;
-        let effective = effective_tier(to, agent);
-        let denial = policy.check(kind, effective).err();
-        let here = VersionRef {
-            name: row.tool_name.clone(),
-            version: row.version.clone(),
-        };
-        match denial {
-            Some(denial) => {
-                let reason = block_reason(&denial, &user.login, agent);
+        let effective = effective_tier(row.tier, agent);
+        // Read leniently: an odd row counts as clean rather than stopping
+        // every other version's re-check.
+        let findings: Vec<Finding> = serde_json::from_str(&row.findings).unwrap_or_default();
+        match policy.admit(kind, effective, &findings) {
+            Err(refusal) => {
+                let reason = block_reason(&refusal, &row.login, agent);
                 if row.blocked && row.blocked_reason.as_deref() == Some(reason.as_str()) {
                     continue;
                 }
                 set_blocked(conn, row.id, Some(&reason))?;
-                pending.push((
-                    row.tool_id,
-                    row.tool_name.clone(),
-                    row.version.clone(),
-                    ChangeKind::Block,
-                ));
-                if !row.blocked {
-                    let mut audit = NewAudit::new("block");
-                    audit.actor = actor.login;
-                    audit.token_id = actor.token_id;
-                    audit.tool = Some(&row.tool_name);
-                    audit.version = Some(&row.version);
-                    audit.detail = json!({"reason": reason, "publisher": user.login, "execution": kind.as_str(),
-                                          "required_tier": denial.required.as_str(),
-                                          "publisher_tier": effective.as_str(), "agent": agent});
-                    audit.insert(conn)?;
-                    change.blocked.push(here);
-                }
+                let required = match &refusal {
+                    Refusal::Tier(denial) => denial.required,
+                    Refusal::FlaggedCode { .. } => Tier::Verified,
+                };
+                let audit = (!row.blocked).then(|| {
+                    json!({"reason": reason, "publisher": row.login, "execution": kind.as_str(),
+                           "required_tier": required.as_str(),
+                           "publisher_tier": effective.as_str(), "agent": agent})
+                });
+                out.push(Rechecked {
+                    tool_id: row.tool_id,
+                    tool: row.tool_name,
+                    version: row.version,
+                    kind: ChangeLogKind::Block,
+                    audit,
+                });
             }
-            None if row.blocked => {
+            Ok(()) if row.blocked => {
                 set_blocked(conn, row.id, None)?;
-                pending.push((
-                    row.tool_id,
-                    row.tool_name.clone(),
-                    row.version.clone(),
-                    ChangeKind::Unblock,
-                ));
-                let mut audit = NewAudit::new("unblock");
-                audit.actor = actor.login;
-                audit.token_id = actor.token_id;
-                audit.tool = Some(&row.tool_name);
-                audit.version = Some(&row.version);
-                audit.detail = json!({"publisher": user.login, "execution": kind.as_str(),
-                                      "publisher_tier": effective.as_str(), "previous_reason": row.blocked_reason});
-                audit.insert(conn)?;
-                change.unblocked.push(here);
+                let audit = json!({"publisher": row.login, "execution": kind.as_str(),
+                                   "publisher_tier": effective.as_str(), "previous_reason": row.blocked_reason});
+                out.push(Rechecked {
+                    tool_id: row.tool_id,
+                    tool: row.tool_name,
+                    version: row.version,
+                    kind: ChangeLogKind::Unblock,
+                    audit: Some(audit),
+                });
             }
-            None => {}
+            Ok(()) => {}
         }
     }
-    Ok(())
+    Ok(out)
 }
 
 fn set_blocked(conn: &mut DbConnection, version_id: i64, reason: Option<&str>) -> AppResult<()> {
@@ -394,17 +472,17 @@ mod tests {
 
     #[test]
     fn block_reasons_name_kind_tiers_and_cause() {
-        let denial = Policy::default()
-            .check(ExecutionKind::Command, Tier::Untrusted)
+        let refusal = Policy::default()
+            .admit(ExecutionKind::Command, Tier::Untrusted, &[])
             .unwrap_err();
-        let text = block_reason(&denial, "bob", false);
+        let text = block_reason(&refusal, "bob", false);
         assert!(
             text.contains("`command`")
                 && text.contains("`verified`")
                 && text.contains("`bob` is now `untrusted`"),
             "{text}"
         );
-        let text = block_reason(&denial, "bob", true);
+        let text = block_reason(&refusal, "bob", true);
         assert!(text.contains("agent token"), "{text}");
     }
 }

@@ -12,31 +12,36 @@
 //!
 //! # Keeping it current
 //!
-//! Every write that changes what a summary shows calls [`refresh`] for the
-//! tools it touched, **inside its own transaction**, so the stored body
-//! commits or rolls back with the change:
-//!
-//! | write | where |
-//! |---|---|
-//! | publish (new tool or version) | `controllers::tools::publish` |
-//! | yank, unyank | `controllers::tools::yank` |
-//! | quarantine, lift | [`crate::models::quarantine::set`] |
-//! | owners added or removed | `controllers::tools::owners` |
-//! | tier change: owners' tiers, versions blocked or unblocked | [`crate::models::tier::set_tier`] ([`refresh_publisher`]) |
-//! | download counts flushed | `crate::downloads` |
+//! Every write that changes what a summary shows refreshes it **inside its
+//! own transaction**, so the stored body commits or rolls back with the
+//! change: the state changes (publish, yank, quarantine, owners, tier
+//! changes, the lint rescan) through `crate::models::state_change::record`,
+//! and the download-count flush (`crate::downloads`) through
+//! [`refresh_all`].
 //!
 //! [`refresh`] first takes the tool row's lock (a no-op update) and only then
 //! reads: on PostgreSQL two transactions refreshing one tool are serialized
 //! on that lock, and the second reads what the first committed, so the last
 //! one to commit stores a summary built from everything committed (SQLite
-//! runs one write transaction at a time anyway). The lock order is version
-//! rows, then tool rows (several in ascending id order), then the change
-//! log's lock (`Db::lock_change_log`): refresh after changing versions and
-//! before recording the change.
+//! runs one write transaction at a time anyway). Where that lock sits in the
+//! order every write transaction takes its locks is spelled out in
+//! `crate::models::state_change`.
 //!
-//! Tools that existed before the table did get their row from
-//! [`fill_missing`] at start-up; a tool without a row is built from its rows
-//! on each read ([`encode`]), so the answer is the same either way.
+//! # The version a tool is listed under
+//!
+//! [`refresh`] also chooses the version the tool is listed under
+//! ([`choose_listed`]: its newest version of the highest
+//! [`VersionState::listing_rank`] — the newest live one, else the newest
+//! blocked one, else the newest) and stores it with the body
+//! (`tool_summaries.listed_version_id`), the way crates.io stores a crate's
+//! default version. The summary shows that version's listing fields, and the
+//! search source and the web index read it through [`listed`]; nothing
+//! chooses it again.
+//!
+//! Tools that existed before the table (or the column) did get their row
+//! from [`fill_missing`] at start-up; until then [`encode`] and [`listed`]
+//! choose on each read with the same function, so the answer is the same
+//! either way.
 
 use diesel::prelude::*;
 use toolreg_api::{
@@ -46,7 +51,9 @@ use toolreg_api::{
 use crate::db::DbConnection;
 use crate::encode::{rfc3339, to_json};
 use crate::error::{internal, AppResult};
-use crate::models::version::{self, ManifestSummary, VersionRow, VersionSummary};
+use crate::models::version::{
+    self, HasState, ManifestSummary, VersionRow, VersionState, VersionSummary,
+};
 use crate::models::{owner, tool, ToolRow};
 use crate::schema::{tool_owners, tool_summaries, tools, versions};
 
@@ -62,23 +69,119 @@ pub fn stored(conn: &mut DbConnection, name: &str) -> AppResult<Option<String>> 
         .optional())?)
 }
 
-/// Build the summary of `tool` from its rows: the owners, the newest
-/// [`TOOL_VERSIONS_LISTED`] versions and the version the tool is shown under,
-/// each read through the version-order index, so the cost does not grow
-/// with the tool's number of versions.
-pub fn build(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<EncodableTool> {
+/// A version a tool is listed under, with its manifest summary
+/// (`versions.summary`).
+pub type Listed = (VersionSummary, String);
+
+/// One of a tool's versions as [`version::newest`] reads it: the row, its
+/// publisher's login and its manifest summary.
+type Newest = (VersionSummary, String, String);
+
+/// The version `tool_id` is listed under: its newest version (by SemVer)
+/// of the highest [`VersionState::listing_rank`]. `newest` is the tool's
+/// first [`TOOL_VERSIONS_LISTED`] versions, already read for its summary;
+/// later ones are read, a page at a time through the version-order index,
+/// only when none of those is live. `None` only for a tool without versions.
+pub fn choose_listed(
+    conn: &mut DbConnection,
+    tool_id: i64,
+    newest: &[Newest],
+) -> AppResult<Option<Listed>> {
+    let top = VersionState::Live.listing_rank();
+    let mut best: Option<(u8, &VersionSummary, &String)> = None;
+    for (v, _, summary) in newest {
+        let rank = v.state().listing_rank();
+        if best.is_none_or(|(r, _, _)| rank > r) {
+            best = Some((rank, v, summary));
+            if rank == top {
+                break;
+            }
+        }
+    }
+    let mut chosen = best.map(|(rank, v, summary)| (rank, (v.clone(), summary.clone())));
+    let mut offset = newest.len() as i64;
+    let mut full = offset == TOOL_VERSIONS_LISTED;
+    while full && chosen.as_ref().is_none_or(|(rank, _)| *rank < top) {
+        let page = version::newest(conn, tool_id, offset, TOOL_VERSIONS_LISTED)?;
+        full = page.len() as i64 == TOOL_VERSIONS_LISTED;
+        offset += page.len() as i64;
+        for (v, _, summary) in page {
+            let rank = v.state().listing_rank();
+            if chosen.as_ref().is_none_or(|(r, _)| rank > *r) {
+                chosen = Some((rank, (v, summary)));
+                if rank == top {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(chosen.map(|(_, listed)| listed))
+}
+
+/// A tool's newest versions (what its summary lists) and the version it is
+/// listed under.
+fn read(conn: &mut DbConnection, tool_id: i64) -> AppResult<(Vec<Newest>, Option<Listed>)> {
+    let newest = version::newest(conn, tool_id, 0, TOOL_VERSIONS_LISTED)?;
+    let listed = choose_listed(conn, tool_id, &newest)?;
+    Ok((newest, listed))
+}
+
+/// The id of the version `tool_id` is listed under, as the last write
+/// stored it; chosen now ([`choose_listed`]) for a tool whose summary is not
+/// stored yet.
+pub fn listed(conn: &mut DbConnection, tool_id: i64) -> AppResult<Option<i64>> {
+    let stored: Option<Option<i64>> = tool_summaries::table
+        .find(tool_id)
+        .select(tool_summaries::listed_version_id)
+        .first(conn)
+        .optional()?;
+    match stored.flatten() {
+        Some(id) => Ok(Some(id)),
+        None => Ok(read(conn, tool_id)?.1.map(|(v, _)| v.id)),
+    }
+}
+
+/// The summary of `tool` as the API answers it: the stored body, or built
+/// now for a tool whose summary is not stored yet.
+pub fn load(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<EncodableTool> {
+    let stored: Option<String> = tool_summaries::table
+        .find(tool.id)
+        .select(tool_summaries::body)
+        .first(conn)
+        .optional()?;
+    match stored {
+        Some(body) => serde_json::from_str(&body).map_err(|e| {
+            internal(format!(
+                "the stored summary of `{}` does not parse: {e}",
+                tool.name
+            ))
+        }),
+        None => {
+            let (newest, listed) = read(conn, tool.id)?;
+            build(conn, tool, newest, listed.as_ref())
+        }
+    }
+}
+
+/// Build the summary of `tool` from its owners, `newest` (its newest
+/// [`TOOL_VERSIONS_LISTED`] versions) and `listed`, the version it is listed
+/// under ([`choose_listed`]), each read through the version-order index, so
+/// the cost does not grow with the tool's number of versions.
+fn build(
+    conn: &mut DbConnection,
+    tool: &ToolRow,
+    newest: Vec<Newest>,
+    listed: Option<&Listed>,
+) -> AppResult<EncodableTool> {
     let owners = owner::list(conn, tool.id)?;
-    let versions = version::newest(conn, tool.id, 0, TOOL_VERSIONS_LISTED)?;
+    let versions = newest;
     let versions_total = VersionRow::count(conn, tool.id)?;
-    let latest = version::latest_of_tool(conn, tool.id)?;
-    // A quarantined version's texts are not shown, not even as the listing
-    // fields of a tool whose every version is quarantined.
-    let manifest = latest
-        .as_ref()
-        .filter(|(v, _)| !v.quarantined)
+    // A version whose texts are withheld lends the tool no listing fields.
+    let manifest = listed
+        .filter(|(v, _)| v.state().texts_shown())
         .map(|(_, summary)| ManifestSummary::parse(summary))
         .unwrap_or_default();
-    let latest_row = latest.as_ref().map(|(v, _)| v);
+    let listed_row = listed.map(|(v, _)| v);
     Ok(EncodableTool {
         name: tool.name.clone(),
         call_name: manifest.call_name,
@@ -88,9 +191,9 @@ pub fn build(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<EncodableTool
         license: manifest.license,
         homepage: manifest.homepage,
         repository: manifest.repository,
-        format: latest_row.map(|v| v.format),
-        execution: latest_row.map(|v| v.execution),
-        latest_version: latest_row.map(|v| v.version.clone()),
+        format: listed_row.map(|v| v.format),
+        execution: listed_row.map(|v| v.execution),
+        latest_version: listed_row.map(|v| v.version.clone()),
         downloads: tool.downloads,
         created_at: rfc3339(&tool.created_at),
         updated_at: rfc3339(&tool.updated_at),
@@ -122,26 +225,44 @@ pub fn encode_version(v: VersionSummary, publisher: String) -> EncodableVersionS
     }
 }
 
-/// The summary of `tool` as the JSON body that is sent and stored.
+/// The summary of `tool` as the JSON body that is sent and stored, built
+/// with the version it is listed under chosen now.
 pub fn encode(conn: &mut DbConnection, tool: &ToolRow) -> AppResult<String> {
-    let body = to_json(&build(conn, tool)?)?;
+    let (newest, listed) = read(conn, tool.id)?;
+    encode_with(conn, tool, newest, listed.as_ref())
+}
+
+fn encode_with(
+    conn: &mut DbConnection,
+    tool: &ToolRow,
+    newest: Vec<Newest>,
+    listed: Option<&Listed>,
+) -> AppResult<String> {
+    let body = to_json(&build(conn, tool, newest, listed)?)?;
     String::from_utf8(Vec::from(body))
         .map_err(|e| internal(format!("the tool summary is not UTF-8: {e}")))
 }
 
-/// Lock the tool's row, build its summary from what is committed now and
-/// store it (call inside a write transaction, after the change).
+/// Lock the tool's row, choose the version it is listed under and build its
+/// summary from what is committed now, and store both (call inside a write
+/// transaction, after the change).
 pub fn refresh(conn: &mut DbConnection, tool_id: i64) -> AppResult<()> {
     let tool = lock(conn, tool_id)?;
-    let body = encode(conn, &tool)?;
+    let (newest, listed) = read(conn, tool.id)?;
+    let body = encode_with(conn, &tool, newest, listed.as_ref())?;
+    let listed_id = listed.map(|(v, _)| v.id);
     crate::on_backend!(conn, |c| diesel::insert_into(tool_summaries::table)
         .values((
             tool_summaries::tool_id.eq(tool.id),
             tool_summaries::body.eq(&body),
+            tool_summaries::listed_version_id.eq(listed_id),
         ))
         .on_conflict(tool_summaries::tool_id)
         .do_update()
-        .set(tool_summaries::body.eq(&body))
+        .set((
+            tool_summaries::body.eq(&body),
+            tool_summaries::listed_version_id.eq(listed_id),
+        ))
         .execute(c))?;
     Ok(())
 }
@@ -160,11 +281,11 @@ pub fn refresh_all(
     Ok(())
 }
 
-/// Refresh every summary that shows `user_id`: the tools they own (their
-/// tier is shown with the owners) and the tools with versions they published
-/// (a tier change blocks or unblocks those).
-pub fn refresh_publisher(conn: &mut DbConnection, user_id: i64) -> AppResult<()> {
-    let owned: Vec<i64> = tool_owners::table
+/// The tools whose summaries show `user_id`: the tools they own (their tier
+/// is shown with the owners) and the tools with versions they published (a
+/// tier change blocks or unblocks those).
+pub fn shows_publisher(conn: &mut DbConnection, user_id: i64) -> AppResult<Vec<i64>> {
+    let mut tools: Vec<i64> = tool_owners::table
         .filter(tool_owners::user_id.eq(user_id))
         .select(tool_owners::tool_id)
         .load(conn)?;
@@ -173,27 +294,35 @@ pub fn refresh_publisher(conn: &mut DbConnection, user_id: i64) -> AppResult<()>
         .select(versions::tool_id)
         .distinct()
         .load(conn)?;
-    refresh_all(conn, owned.into_iter().chain(published))
+    tools.extend(published);
+    Ok(tools)
 }
 
-/// True if some tool has no stored summary. (Every write that creates a
-/// tool stores its summary in the same transaction, so comparing the counts
-/// is enough, and cheaper at start-up than looking for the missing ones.)
+/// True if some tool has no stored summary, or one stored without the
+/// version it is listed under. (Every write that creates a tool stores its
+/// summary in the same transaction, so comparing the counts is enough, and
+/// cheaper at start-up than looking for the missing ones.)
 pub fn any_missing(conn: &mut DbConnection) -> AppResult<bool> {
     let tools: i64 = tools::table.count().get_result(conn)?;
     let stored: i64 = tool_summaries::table.count().get_result(conn)?;
-    Ok(stored < tools)
+    let unlisted: i64 = tool_summaries::table
+        .filter(tool_summaries::listed_version_id.is_null())
+        .count()
+        .get_result(conn)?;
+    Ok(stored < tools || unlisted > 0)
 }
 
 /// [`refresh`] up to `limit` tools with an id above `after` that have no
-/// stored summary (tools published before the table existed), and return
-/// their ids; call inside a write transaction, with `after` the last id
-/// returned, until none are. (A write that stores a tool's summary meanwhile
-/// is no conflict: [`refresh`] builds under the tool's lock either way.)
+/// stored summary (tools published before the table existed) or one without
+/// the version they are listed under (stored before that column existed),
+/// and return their ids; call inside a write transaction, with `after` the
+/// last id returned, until none are. (A write that stores a tool's summary
+/// meanwhile is no conflict: [`refresh`] builds under the tool's lock
+/// either way.)
 pub fn fill_missing(conn: &mut DbConnection, after: i64, limit: i64) -> AppResult<Vec<i64>> {
     let missing: Vec<i64> = tools::table
         .left_join(tool_summaries::table)
-        .filter(tool_summaries::tool_id.is_null())
+        .filter(tool_summaries::listed_version_id.is_null())
         .filter(tools::id.gt(after))
         .order(tools::id.asc())
         .limit(limit)

@@ -1,11 +1,14 @@
 //! Trusted publishers: per tool, a CI identity — OpenID Connect issuer,
 //! repository, workflow file and optionally deployment environment — whose
 //! ID tokens `POST /api/v1/oidc/exchange` trades for a short-lived token
-//! that publishes new versions of that tool (`crate::oidc`).
+//! that publishes new versions of that tool (the tokens are verified by
+//! `toolreg_trustpub`). Whether one accepts a CI job is one method,
+//! [`TrustedPublisher::accepts`], asked by the exchange and by every
+//! publish with such a token.
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
-use toolreg_api::EncodableTrustedPublisher;
+use toolreg_api::{EncodableTrustedPublisher, Provenance};
 
 use crate::db::{now, DbConnection};
 use crate::encode::rfc3339;
@@ -28,6 +31,47 @@ pub struct TrustedPublisher {
     pub environment: Option<String>,
     pub created_by: i64,
     pub created_at: NaiveDateTime,
+}
+
+/// A CI job, as a trusted publisher is asked whether it accepts it.
+#[derive(Debug, Clone, Copy)]
+pub struct CiJob<'a> {
+    pub issuer: &'a str,
+    pub repository: &'a str,
+    pub workflow: &'a str,
+    pub environment: JobEnvironment<'a>,
+}
+
+/// The deployment environment of a [`CiJob`].
+#[derive(Debug, Clone, Copy)]
+pub enum JobEnvironment<'a> {
+    /// What the job's ID token claims (`None`: it ran in none).
+    Claimed(Option<&'a str>),
+    /// Not known: a token's stored provenance does not record it, so an
+    /// environment named by the trusted publisher is not checked.
+    NotRecorded,
+}
+
+impl<'a> CiJob<'a> {
+    /// The job a verified ID token names.
+    pub fn of_identity(identity: &'a toolreg_trustpub::Identity) -> CiJob<'a> {
+        CiJob {
+            issuer: &identity.issuer,
+            repository: &identity.repository,
+            workflow: &identity.workflow,
+            environment: JobEnvironment::Claimed(identity.environment.as_deref()),
+        }
+    }
+
+    /// The job that a version's (or a token's) provenance records.
+    pub fn of_provenance(provenance: &'a Provenance) -> CiJob<'a> {
+        CiJob {
+            issuer: &provenance.issuer,
+            repository: &provenance.repository,
+            workflow: &provenance.workflow,
+            environment: JobEnvironment::NotRecorded,
+        }
+    }
 }
 
 /// A trusted publisher as an owner asks for it, checked by [`NewTrustedPublisher::check`].
@@ -91,6 +135,35 @@ fn field(name: &str, value: &str) -> AppResult<String> {
 }
 
 impl TrustedPublisher {
+    /// Does this trusted publisher accept `job`? The same issuer, repository
+    /// and workflow, and — when it names an environment and the job's is
+    /// known — the same environment.
+    pub fn accepts(&self, job: &CiJob<'_>) -> bool {
+        let environment = match (&self.environment, job.environment) {
+            (None, _) | (Some(_), JobEnvironment::NotRecorded) => true,
+            (Some(wanted), JobEnvironment::Claimed(claimed)) => claimed == Some(wanted.as_str()),
+        };
+        self.issuer == job.issuer
+            && self.repository == job.repository
+            && self.workflow == job.workflow
+            && environment
+    }
+
+    /// Whether a trusted publisher of `tool_id` still accepts the CI job
+    /// `provenance` records (every publish with a token from trusted
+    /// publishing asks, so removing a trusted publisher stops the tokens it
+    /// issued at once).
+    pub fn still_accepts(
+        conn: &mut DbConnection,
+        tool_id: i64,
+        provenance: &Provenance,
+    ) -> AppResult<bool> {
+        let job = CiJob::of_provenance(provenance);
+        Ok(TrustedPublisher::list(conn, tool_id)?
+            .iter()
+            .any(|t| t.accepts(&job)))
+    }
+
     /// The trusted publishers of `tool_id`, oldest first.
     pub fn list(conn: &mut DbConnection, tool_id: i64) -> AppResult<Vec<TrustedPublisher>> {
         Ok(crate::on_backend!(conn, |c| trusted_publishers::table

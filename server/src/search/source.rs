@@ -1,9 +1,10 @@
 //! [`StoreSource`]: the [`SearchSource`] over the registry's database — the
-//! `changes` table as the change log, and per tool the latest version that is
-//! neither yanked nor quarantined (preferring one that is not blocked) as its
-//! [`SearchDoc`], with the number of lint findings that version carries (for
-//! the `findings=none|flagged` filter and the hits' `findings`); a tool with
-//! no such version is not indexed.
+//! `changes` table as the change log, and per tool the version it is listed
+//! under (stored with its summary, `crate::models::tool_summary::listed`) as
+//! its [`SearchDoc`], with the number of lint findings that version carries
+//! (for the `findings=none|flagged` filter and the hits' `findings`). A tool
+//! whose listed version's state is not listed (every version yanked or
+//! quarantined) is not indexed.
 
 use std::collections::HashMap;
 
@@ -14,9 +15,10 @@ use toolreg_core::{ExecutionKind, Format, Tier};
 
 use crate::db::{Db, DbConnection};
 use crate::models::stored::Stored;
-use crate::models::version::{semver_desc, ManifestSummary};
+use crate::models::tool_summary;
+use crate::models::version::{HasState, ManifestSummary, VersionState};
 use crate::models::ToolRow;
-use crate::schema::{changes, tools, version_contents, versions};
+use crate::schema::{changes, tool_summaries, tools, version_contents, versions};
 use toolreg_search::{IndexChange, SearchDoc, SearchError, SearchSource};
 
 /// Longest README excerpt indexed as usage notes, in bytes.
@@ -42,17 +44,6 @@ fn source_error(e: impl std::fmt::Display) -> SearchError {
     SearchError::Source(e.to_string())
 }
 
-/// The version fields needed to choose which version represents the tool.
-#[derive(Debug, Queryable)]
-struct Candidate {
-    id: i64,
-    tool_id: i64,
-    version: String,
-    yanked: bool,
-    blocked: bool,
-    quarantined: bool,
-}
-
 /// The chosen version's indexed fields.
 #[derive(Debug, Queryable)]
 struct Chosen {
@@ -67,8 +58,11 @@ struct Chosen {
     /// The tier the version was published with.
     #[diesel(deserialize_as = Stored<Tier>)]
     publisher_tier: Tier,
+    yanked: bool,
     blocked: bool,
     blocked_reason: Option<String>,
+    quarantined: bool,
+    quarantine_reason: Option<String>,
     /// `version_contents.findings`: the lint findings as a JSON array.
     findings: String,
     /// `versions.provenance`: set when trusted publishing published it.
@@ -96,19 +90,7 @@ fn findings_count(json: &str) -> u32 {
         .unwrap_or(0)
 }
 
-/// The version a tool is listed under: the highest SemVer that is neither
-/// yanked, quarantined nor blocked, else the highest that is neither yanked
-/// nor quarantined (shown as blocked); `None` when every version is yanked or
-/// quarantined.
-fn choose(mut candidates: Vec<Candidate>) -> Option<i64> {
-    candidates.retain(|c| !c.yanked && !c.quarantined);
-    candidates.sort_by(|a, b| semver_desc(&a.version, &b.version));
-    candidates
-        .iter()
-        .find(|c| !c.blocked)
-        .or(candidates.first())
-        .map(|c| c.id)
-}
+crate::models::version::state::has_state!(Chosen);
 
 fn clip_bytes(s: &str, max: usize) -> &str {
     if s.len() <= max {
@@ -121,12 +103,17 @@ fn clip_bytes(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
-/// Builds the document of `tool` from its chosen version. The summary is
+/// The document of `tool` from the version it is listed under, or `None`
+/// when that version's state keeps the tool out of search. The summary is
 /// read leniently so that one odd row can't stop the index from being built;
 /// the enum columns were read typed by the query ([`Stored`]).
-fn build_doc(tool: &ToolRow, v: Chosen) -> SearchDoc {
+fn build_doc(tool: &ToolRow, v: Chosen) -> Option<SearchDoc> {
+    let state = v.state();
+    if !state.listed() {
+        return None;
+    }
     let manifest = ManifestSummary::parse(&v.summary);
-    SearchDoc {
+    Some(SearchDoc {
         name: tool.name.clone(),
         version: v.version,
         definition_sha256: v.definition_sha256,
@@ -144,11 +131,11 @@ fn build_doc(tool: &ToolRow, v: Chosen) -> SearchDoc {
         tier: v.publisher_tier,
         downloads: u64::try_from(tool.downloads).unwrap_or(0),
         updated_at: DateTime::<Utc>::from_naive_utc_and_offset(tool.updated_at, Utc),
-        blocked: v.blocked,
+        blocked: matches!(state, VersionState::Blocked { .. }),
         blocked_reason: v.blocked_reason,
         findings: findings_count(&v.findings),
         provenance: v.provenance.is_some(),
-    }
+    })
 }
 
 /// The search document of the tool named `name` (canonical or not), read on `conn`.
@@ -159,7 +146,7 @@ pub fn search_doc_on(
     let Some(tool) = ToolRow::by_name(conn, name).map_err(source_error)? else {
         return Ok(None);
     };
-    let Some(id) = choose_for_tool(conn, tool.id)? else {
+    let Some(id) = tool_summary::listed(conn, tool.id).map_err(source_error)? else {
         return Ok(None);
     };
     let chosen: Chosen = versions::table
@@ -168,51 +155,8 @@ pub fn search_doc_on(
         .select(CHOSEN_COLUMNS)
         .first(conn)
         .map_err(source_error)?;
-    Ok(Some(build_doc(&tool, chosen)))
+    Ok(build_doc(&tool, chosen))
 }
-
-/// [`choose`] for one tool through the version-order index: the newest
-/// version that is neither yanked, quarantined nor blocked, else the newest
-/// neither yanked nor quarantined.
-/// Two indexed lookups, whatever the tool's number of versions.
-fn choose_for_tool(conn: &mut DbConnection, tool_id: i64) -> Result<Option<i64>, SearchError> {
-    for only_unblocked in [true, false] {
-        let mut query = versions::table
-            .filter(versions::tool_id.eq(tool_id))
-            .filter(versions::yanked.eq(false))
-            .filter(versions::quarantined.eq(false))
-            .into_boxed();
-        if only_unblocked {
-            query = query.filter(versions::blocked.eq(false));
-        }
-        let id = query
-            .order((versions::version_order.desc(), versions::id.desc()))
-            .select(versions::id)
-            .first::<i64>(conn)
-            .optional()
-            .map_err(source_error)?;
-        if id.is_some() {
-            return Ok(id);
-        }
-    }
-    Ok(None)
-}
-
-const CANDIDATE_COLUMNS: (
-    versions::id,
-    versions::tool_id,
-    versions::version,
-    versions::yanked,
-    versions::blocked,
-    versions::quarantined,
-) = (
-    versions::id,
-    versions::tool_id,
-    versions::version,
-    versions::yanked,
-    versions::blocked,
-    versions::quarantined,
-);
 
 #[allow(clippy::type_complexity)]
 const CHOSEN_COLUMNS: (
@@ -222,8 +166,11 @@ const CHOSEN_COLUMNS: (
     versions::summary,
     version_contents::readme,
     versions::publisher_tier,
+    versions::yanked,
     versions::blocked,
     versions::blocked_reason,
+    versions::quarantined,
+    versions::quarantine_reason,
     version_contents::findings,
     versions::provenance,
     versions::definition_sha256,
@@ -234,8 +181,11 @@ const CHOSEN_COLUMNS: (
     versions::summary,
     version_contents::readme,
     versions::publisher_tier,
+    versions::yanked,
     versions::blocked,
     versions::blocked_reason,
+    versions::quarantined,
+    versions::quarantine_reason,
     version_contents::findings,
     versions::provenance,
     versions::definition_sha256,
@@ -248,15 +198,20 @@ pub fn all_docs_on(conn: &mut DbConnection) -> Result<Vec<SearchDoc>, SearchErro
         .select(ToolRow::as_select())
         .load(conn)
         .map_err(source_error)?;
-    let candidates: Vec<Candidate> = versions::table
-        .select(CANDIDATE_COLUMNS)
-        .load(conn)
-        .map_err(source_error)?;
-    let mut by_tool: HashMap<i64, Vec<Candidate>> = HashMap::new();
-    for c in candidates {
-        by_tool.entry(c.tool_id).or_default().push(c);
+    let stored: HashMap<i64, Option<i64>> = tool_summaries::table
+        .select((tool_summaries::tool_id, tool_summaries::listed_version_id))
+        .load::<(i64, Option<i64>)>(conn)
+        .map_err(source_error)?
+        .into_iter()
+        .collect();
+    let mut chosen_ids = Vec::with_capacity(tools.len());
+    for tool in &tools {
+        match stored.get(&tool.id).copied().flatten() {
+            Some(id) => chosen_ids.push(id),
+            // Not stored yet (before the start-up fill): chosen the same way.
+            None => chosen_ids.extend(tool_summary::listed(conn, tool.id).map_err(source_error)?),
+        }
     }
-    let chosen_ids: Vec<i64> = by_tool.into_values().filter_map(choose).collect();
     let mut chosen: HashMap<i64, Chosen> = HashMap::with_capacity(chosen_ids.len());
     for chunk in chosen_ids.chunks(500) {
         let rows: Vec<(i64, Chosen)> = versions::table
@@ -269,7 +224,7 @@ pub fn all_docs_on(conn: &mut DbConnection) -> Result<Vec<SearchDoc>, SearchErro
     }
     Ok(tools
         .iter()
-        .filter_map(|tool| chosen.remove(&tool.id).map(|v| build_doc(tool, v)))
+        .filter_map(|tool| chosen.remove(&tool.id).and_then(|v| build_doc(tool, v)))
         .collect())
 }
 
@@ -355,68 +310,6 @@ impl SearchSource for StoreSource {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn c(id: i64, version: &str, yanked: bool, blocked: bool) -> Candidate {
-        Candidate {
-            id,
-            tool_id: 1,
-            version: version.into(),
-            yanked,
-            blocked,
-            quarantined: false,
-        }
-    }
-
-    #[test]
-    fn the_listed_version_skips_yanked_and_prefers_unblocked() {
-        assert_eq!(
-            choose(vec![
-                c(1, "1.0.0", false, false),
-                c(2, "2.0.0", false, false)
-            ]),
-            Some(2)
-        );
-        assert_eq!(
-            choose(vec![
-                c(1, "1.0.0", false, false),
-                c(2, "2.0.0", true, false)
-            ]),
-            Some(1)
-        );
-        assert_eq!(
-            choose(vec![
-                c(1, "1.0.0", false, false),
-                c(2, "2.0.0", false, true)
-            ]),
-            Some(1)
-        );
-        assert_eq!(
-            choose(vec![c(1, "1.0.0", false, true), c(2, "2.0.0", false, true)]),
-            Some(2)
-        );
-        assert_eq!(
-            choose(vec![c(1, "1.0.0", true, false), c(2, "2.0.0", true, true)]),
-            None
-        );
-        assert_eq!(
-            choose(vec![
-                c(1, "1.10.0", false, false),
-                c(2, "1.9.0", false, false)
-            ]),
-            Some(1)
-        );
-        assert_eq!(choose(vec![]), None);
-        let mut held = c(2, "2.0.0", false, false);
-        held.quarantined = true;
-        assert_eq!(choose(vec![c(1, "1.0.0", false, false), held]), Some(1));
-        let mut held = c(1, "1.0.0", false, false);
-        held.quarantined = true;
-        assert_eq!(
-            choose(vec![held]),
-            None,
-            "a quarantined version is not listed"
-        );
-    }
 
     #[test]
     fn findings_are_counted_leniently() {

@@ -68,17 +68,19 @@ fn render(status: StatusCode, page: &impl Template) -> HttpResponse {
 /// server errors are logged and answered without detail.
 pub fn error_page(err: &AppError) -> HttpResponse {
     let status = err.status_code();
-    let (heading, message) = match status {
-        StatusCode::NOT_FOUND => ("Not found".to_string(), err.to_string()),
-        StatusCode::BAD_REQUEST => ("Bad request".to_string(), err.to_string()),
-        s if s.is_server_error() => {
+    let (heading, message) = match (err, status) {
+        (AppError::Quarantined(m), _) => ("Version quarantined".to_string(), m.clone()),
+        (AppError::Blocked(m), _) => ("Version blocked".to_string(), m.clone()),
+        (_, StatusCode::NOT_FOUND) => ("Not found".to_string(), err.to_string()),
+        (_, StatusCode::BAD_REQUEST) => ("Bad request".to_string(), err.to_string()),
+        (_, s) if s.is_server_error() => {
             tracing::error!(error = %err, "a web page failed");
             (
                 "Something went wrong".to_string(),
                 "The registry could not build this page; the error has been logged. Try again in a moment.".to_string(),
             )
         }
-        s => (
+        (_, s) => (
             s.canonical_reason().unwrap_or("Error").to_string(),
             err.to_string(),
         ),
@@ -188,9 +190,13 @@ async fn show<C: Catalog>(
         };
         let version = match wanted {
             Some(v) => v,
-            None => match semver::Version::parse(&summary.latest_version) {
-                Ok(v) => v,
-                Err(_) => {
+            None => match summary
+                .latest_version
+                .as_deref()
+                .map(semver::Version::parse)
+            {
+                Some(Ok(v)) => v,
+                _ => {
                     return Err(AppError::Internal(format!(
                         "tool `{lookup}` has a bad latest version"
                     )))
@@ -198,7 +204,9 @@ async fn show<C: Catalog>(
             },
         };
         let detail = c.version(&summary.name, &version)?;
-        let required = detail.as_ref().map(|d| c.required_tier(d.row.execution));
+        let required = detail
+            .as_ref()
+            .map(|d| c.required_tier(d.version.execution));
         Ok(Some((summary, version, detail, required)))
     })
     .await;
@@ -233,33 +241,23 @@ async fn show<C: Catalog>(
                 .insert_header((header::CACHE_CONTROL, HeaderValue::from_static("no-cache")))
                 .finish()
         }
-        Ok(Some((summary, _, Some(detail), _))) if detail.row.quarantine_reason.is_some() => {
-            // Only the notice: the quarantined definition, README and code
-            // are what the quarantine withholds.
-            let reason = detail.row.quarantine_reason.clone().unwrap_or_default();
-            render(
-                StatusCode::FORBIDDEN,
-                &ErrorPage::new(
-                    403,
-                    "Version quarantined",
-                    format!(
-                        "{} {} is quarantined by the registry's administrators: {reason} \
-                         Its definition and bundle are withheld until the quarantine is lifted.",
-                        summary.name, detail.row.version
-                    ),
-                ),
-            )
-        }
         Ok(Some((summary, _, Some(detail), required))) => {
-            let required = required.unwrap_or_default();
-            render(StatusCode::OK, &ToolPage::new(&summary, &detail, required))
+            // A version whose texts are withheld gets only the notice: its
+            // definition, README and code are not on the page.
+            match detail.state().texts(&detail.version.version) {
+                Ok(()) => {
+                    let required = required.unwrap_or_default();
+                    render(StatusCode::OK, &ToolPage::new(&summary, &detail, required))
+                }
+                Err(refusal) => error_page(&refusal),
+            }
         }
     }
 }
 
 /// `GET /tools/{name}/diff/{A}...{B}`: what changed from version A to B.
 /// 404 naming what is unknown (the tool, a version, a malformed range);
-/// 403 when either version is blocked (its definition is withheld).
+/// 403 when either version's contents are withheld (blocked or quarantined).
 pub async fn tool_diff<C: Catalog>(
     catalog: web::Data<C>,
     path: web::Path<(String, String)>,
@@ -298,25 +296,16 @@ pub async fn tool_diff<C: Catalog>(
                 }
             };
             if summary.name != name {
-                let target = diff_url(
-                    &summary.name,
-                    &a.row.version.to_string(),
-                    &b.row.version.to_string(),
-                );
+                let target = diff_url(&summary.name, &a.version.version, &b.version.version);
                 return HttpResponse::PermanentRedirect()
                     .insert_header((header::LOCATION, target))
                     .insert_header((header::CACHE_CONTROL, HeaderValue::from_static("no-cache")))
                     .finish();
             }
+            // Either version's withheld contents withhold the comparison.
             for v in [&a, &b] {
-                if v.row.blocked {
-                    return error_page(&AppError::Blocked(format!(
-                        "{} is withheld, so it is not compared.",
-                        crate::controllers::blocked_message(
-                            &v.row.version.to_string(),
-                            v.row.blocked_reason.as_deref()
-                        )
-                    )));
+                if let Err(refusal) = v.state().contents(&v.version.version) {
+                    return error_page(&refusal);
                 }
             }
             render(StatusCode::OK, &DiffPage::new(&summary.name, &a, &b))

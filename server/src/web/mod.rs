@@ -5,9 +5,11 @@
 //! search-as-you-type and copy buttons. Every page is sent with a strict
 //! Content-Security-Policy, so templates carry no inline script or style.
 //!
-//! * [`catalog`]: what the pages read ([`Catalog`]), as plain data.
+//! * [`catalog`]: what the pages read ([`Catalog`]), in the API's types.
 //! * [`store_catalog`]: [`Catalog`] over the server's store and search index.
-//! * [`pages`]: askama templates and view models; [`html`]: the sanitizers.
+//! * [`query`]: the search form's query string, read by the search crate's parser.
+//! * [`pages`]: askama templates and view models; [`html`]: the sanitizers;
+//!   [`params`]: a tool's parameters as table rows.
 //! * [`handlers`]: the actix handlers; [`assets`]: hashed, immutable assets.
 
 pub mod assets;

@@ -1,108 +1,55 @@
-//! The home page's query string: parsed into a [`CatalogQuery`] with a clear
-//! message naming the field for a bad value, and turned back into links
-//! (pagination, keyword filters) that keep the other filters.
+//! The home page's query string, read by the search crate's own parser
+//! (`toolreg_search::SearchRequest::parse`), so the web index and
+//! `GET /api/v1/search` accept and refuse the same values with the same
+//! messages naming the field; and turned back into links (pagination,
+//! keyword filters) that keep the other filters.
 
-use toolreg_core::policy::{ExecutionKind, Tier};
-use toolreg_core::Format;
+use toolreg_search::{SearchParams, SearchRequest, SearchSort};
 
-use super::catalog::{CatalogQuery, CatalogSort};
-use crate::error::{bad_request, AppResult};
+use crate::error::AppResult;
 
 /// Results per page on the web index.
-pub const PER_PAGE: u32 = 20;
-/// Highest page number the form accepts.
-pub const MAX_PAGE: u32 = 500;
-/// Longest filter value accepted (keyword, license), in characters.
-const MAX_FILTER_CHARS: usize = 100;
+pub const PER_PAGE: usize = 20;
 
 /// Parse the query string of `GET /`. Unknown keys are ignored (links from
-/// elsewhere may carry tracking junk); for a repeated key the last one wins;
-/// an empty value means "no filter".
-pub fn parse(query_string: &str) -> AppResult<CatalogQuery> {
-    let mut q = CatalogQuery {
-        page: 1,
-        per_page: PER_PAGE,
-        ..CatalogQuery::default()
-    };
+/// elsewhere may carry tracking junk), and so is `per_page`: the web's page
+/// size is its own. For a repeated key the last one wins; an empty value
+/// means "no filter".
+pub fn parse(query_string: &str) -> AppResult<SearchParams> {
+    let mut raw = SearchRequest::default();
     for (key, value) in url::form_urlencoded::parse(query_string.as_bytes()) {
-        let value = value.trim();
+        let value = Some(value.trim().to_string());
         match key.as_ref() {
-            // Any length: the search engine reads what it can use of it.
-            "q" => q.q = value.to_string(),
-            "keyword" => q.keyword = filter_text("keyword", value)?,
-            "license" => q.license = filter_text("license", value)?,
-            "format" => q.format = parse_opt::<Format>("format", value)?,
-            "execution" => q.execution = parse_opt::<ExecutionKind>("execution", value)?,
-            "tier" => q.tier = parse_opt::<Tier>("tier", value)?,
-            "findings" => {
-                q.flagged = match value {
-                    "" => None,
-                    "none" => Some(false),
-                    "flagged" => Some(true),
-                    other => {
-                        return Err(bad_request(format!(
-                            "findings: unknown value `{}` (expected none or flagged)",
-                            other.chars().take(40).collect::<String>()
-                        )))
-                    }
-                }
-            }
-            "sort" => {
-                q.sort = match value {
-                    "" | "relevance" => CatalogSort::Relevance,
-                    "downloads" => CatalogSort::Downloads,
-                    "recent" => CatalogSort::Recent,
-                    other => {
-                        return Err(bad_request(format!(
-                    "sort: unknown order `{other}` (expected one of relevance, downloads, recent)"
-                )))
-                    }
-                }
-            }
-            "page" => {
-                q.page = match value {
-                    "" => 1,
-                    v => match v.parse::<u32>() {
-                        Ok(n) if (1..=MAX_PAGE).contains(&n) => n,
-                        _ => {
-                            return Err(bad_request(format!(
-                                "page: `{v}` is not a page number from 1 to {MAX_PAGE}"
-                            )))
-                        }
-                    },
-                }
-            }
+            "q" => raw.q = value,
+            "keyword" => raw.keyword = value,
+            "license" => raw.license = value,
+            "format" => raw.format = value,
+            "execution" => raw.execution = value,
+            "tier" => raw.tier = value,
+            "findings" => raw.findings = value,
+            "provenance" => raw.provenance = value,
+            "sort" => raw.sort = value,
+            "page" => raw.page.page = value,
             _ => {}
         }
     }
-    Ok(q)
+    raw.page.per_page = Some(PER_PAGE.to_string());
+    Ok(raw.parse()?)
 }
 
-fn filter_text(field: &str, value: &str) -> AppResult<Option<String>> {
-    if value.is_empty() {
-        return Ok(None);
+/// A sort order as the query string names it.
+pub fn sort_value(sort: SearchSort) -> &'static str {
+    match sort {
+        SearchSort::Relevance => "relevance",
+        SearchSort::Downloads => "downloads",
+        SearchSort::Recent => "recent",
+        SearchSort::Name => "name",
     }
-    if value.chars().count() > MAX_FILTER_CHARS {
-        return Err(bad_request(format!(
-            "{field}: the value is longer than {MAX_FILTER_CHARS} characters"
-        )));
-    }
-    Ok(Some(value.to_string()))
-}
-
-fn parse_opt<T: std::str::FromStr<Err = String>>(field: &str, value: &str) -> AppResult<Option<T>> {
-    if value.is_empty() {
-        return Ok(None);
-    }
-    value
-        .parse::<T>()
-        .map(Some)
-        .map_err(|e| bad_request(format!("{field}: {e}")))
 }
 
 /// The query string (without `?`) that asks for `query`, with `page` replaced.
 /// Defaults (empty text, relevance, page 1) are left out so URLs stay short.
-pub fn to_query_string(query: &CatalogQuery, page: u32) -> String {
+pub fn to_query_string(query: &SearchParams, page: usize) -> String {
     let mut out = url::form_urlencoded::Serializer::new(String::new());
     if !query.q.is_empty() {
         out.append_pair("q", &query.q);
@@ -122,11 +69,14 @@ pub fn to_query_string(query: &CatalogQuery, page: u32) -> String {
     if let Some(t) = query.tier {
         out.append_pair("tier", t.as_str());
     }
-    if let Some(flagged) = query.flagged {
-        out.append_pair("findings", if flagged { "flagged" } else { "none" });
+    if let Some(findings) = query.findings {
+        out.append_pair("findings", findings.as_str());
     }
-    if query.sort != CatalogSort::Relevance {
-        out.append_pair("sort", query.sort.as_str());
+    if let Some(provenance) = query.provenance {
+        out.append_pair("provenance", if provenance { "true" } else { "false" });
+    }
+    if query.sort != SearchSort::Relevance {
+        out.append_pair("sort", sort_value(query.sort));
     }
     if page > 1 {
         out.append_pair("page", &page.to_string());
@@ -135,7 +85,7 @@ pub fn to_query_string(query: &CatalogQuery, page: u32) -> String {
 }
 
 /// `/?…` for `query` at `page`.
-pub fn url(query: &CatalogQuery, page: u32) -> String {
+pub fn url(query: &SearchParams, page: usize) -> String {
     let qs = to_query_string(query, page);
     if qs.is_empty() {
         "/".to_string()
@@ -144,20 +94,34 @@ pub fn url(query: &CatalogQuery, page: u32) -> String {
     }
 }
 
+/// The search for tools with `keyword`, from the first page.
+pub fn keyword_url(keyword: &str) -> String {
+    url(
+        &SearchParams {
+            keyword: Some(keyword.to_string()),
+            per_page: PER_PAGE,
+            ..SearchParams::default()
+        },
+        1,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use toolreg_core::{ExecutionKind, Format, Tier};
+    use toolreg_search::FindingsFilter;
 
     #[test]
     fn parses_every_filter() {
-        let q = parse("q=git+hub&license=MIT&format=mcp&execution=http&tier=verified&sort=downloads&page=3&keyword=vcs&utm=x")
+        let q = parse("q=git+hub&license=MIT&format=mcp&execution=http&tier=verified&sort=downloads&page=3&keyword=vcs&utm=x&per_page=100")
             .unwrap();
         assert_eq!(q.q, "git hub");
         assert_eq!(q.license.as_deref(), Some("MIT"));
         assert_eq!(q.format, Some(Format::Mcp));
         assert_eq!(q.execution, Some(ExecutionKind::Http));
         assert_eq!(q.tier, Some(Tier::Verified));
-        assert_eq!(q.sort, CatalogSort::Downloads);
+        assert_eq!(q.sort, SearchSort::Downloads);
         assert_eq!(q.page, 3);
         assert_eq!(q.keyword.as_deref(), Some("vcs"));
         assert_eq!(q.per_page, PER_PAGE);
@@ -168,10 +132,9 @@ mod tests {
         let q = parse("q=&license=&format=&execution=&tier=&sort=&page=").unwrap();
         assert_eq!(
             q,
-            CatalogQuery {
-                page: 1,
+            SearchParams {
                 per_page: PER_PAGE,
-                ..CatalogQuery::default()
+                ..SearchParams::default()
             }
         );
     }
@@ -191,26 +154,31 @@ mod tests {
             let err = parse(qs).unwrap_err().to_string();
             assert!(err.starts_with(field), "{qs}: {err}");
         }
-        let need = "find the weather forecast for a city ".repeat(30);
-        assert_eq!(parse(&format!("q={need}")).unwrap().q, need.trim());
+        // A need in a sentence of any length is a query, as on the API.
+        let long = format!("q={}", "a%20".repeat(2_000));
+        assert!(parse(&long).is_ok());
     }
 
     #[test]
     fn urls_round_trip_and_drop_defaults() {
         let q = parse("q=a%26b&tier=trusted&findings=flagged&sort=recent").unwrap();
-        assert_eq!(q.flagged, Some(true));
+        assert_eq!(q.findings, Some(FindingsFilter::Flagged));
         assert_eq!(
             url(&q, 1),
             "/?q=a%26b&tier=trusted&findings=flagged&sort=recent"
         );
-        assert_eq!(parse("findings=none").unwrap().flagged, Some(false));
+        assert_eq!(
+            parse("findings=none").unwrap().findings,
+            Some(FindingsFilter::None)
+        );
         assert_eq!(
             parse(&to_query_string(&q, 2)).unwrap(),
-            CatalogQuery {
+            SearchParams {
                 page: 2,
                 ..q.clone()
             }
         );
-        assert_eq!(url(&CatalogQuery::default(), 1), "/");
+        assert_eq!(url(&SearchParams::default(), 1), "/");
+        assert_eq!(keyword_url("vcs"), "/?keyword=vcs");
     }
 }

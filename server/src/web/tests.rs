@@ -6,51 +6,65 @@
 use actix_web::http::StatusCode;
 use actix_web::{test, web, App};
 use serde_json::json;
+use toolreg_api::{
+    EncodablePublisher, EncodableTool, EncodableVersion, EncodableVersionSummary, FacetCounts,
+    SearchAnswer, SearchFacets, SearchHighlights, SearchHit,
+};
 use toolreg_core::policy::{ExecutionKind, Policy, Tier};
 use toolreg_core::{Format, Tool};
+use toolreg_search::SearchParams;
 
 use super::catalog::*;
 use super::configure_with;
 use crate::error::{bad_request, AppResult};
 
 struct Fixture {
-    tools: Vec<(ToolSummary, Vec<VersionDetail>)>,
+    tools: Vec<(EncodableTool, Vec<VersionDetail>)>,
 }
 
 impl Catalog for Fixture {
-    fn search(&self, query: &CatalogQuery) -> AppResult<SearchPage> {
+    fn search(&self, query: &SearchParams) -> AppResult<SearchAnswer> {
         if query.q == "boom" {
             return Err(bad_request("q: boom is not allowed"));
         }
-        let hits: Vec<Hit> = self
+        let hits: Vec<SearchHit> = self
             .tools
             .iter()
             .filter(|(s, _)| query.q.is_empty() || s.name.contains(&query.q))
             .map(|(s, d)| {
-                let m = &d[0].manifest;
-                Hit {
+                let m = &d[0].tool;
+                SearchHit {
                     name: s.name.clone(),
-                    version: s.latest_version.clone(),
+                    version: s.latest_version.clone().unwrap_or_default(),
+                    definition_sha256: None,
                     title: m.title.clone(),
                     description: m.description.clone(),
+                    keywords: m.keywords.clone(),
                     license: m.license.clone(),
                     format: m.format,
                     execution: m.execution.kind,
-                    tier: d[0].publisher.tier,
-                    downloads: s.downloads,
+                    tier: d[0].version.publisher.tier,
+                    downloads: s.downloads as u64,
+                    updated_at: "2026-11-23T08:00:00Z".into(),
                     blocked: false,
+                    blocked_reason: None,
                     findings: 0,
-                    name_highlight: None,
-                    description_highlight: (!query.q.is_empty()).then(|| {
-                        format!(
-                            "<mark>{}</mark> &lt;b&gt;<img src=x onerror=alert(1)>",
-                            query.q
-                        )
-                    }),
+                    provenance: false,
+                    highlights: SearchHighlights {
+                        name: String::new(),
+                        description: if query.q.is_empty() {
+                            String::new()
+                        } else {
+                            format!(
+                                "<mark>{}</mark> &lt;b&gt;<img src=x onerror=alert(1)>",
+                                query.q
+                            )
+                        },
+                    },
                 }
             })
             .collect();
-        Ok(SearchPage {
+        Ok(SearchAnswer {
             total: hits.len() as u64,
             words: query
                 .q
@@ -58,15 +72,17 @@ impl Catalog for Fixture {
                 .filter(|w| *w != "the")
                 .map(str::to_lowercase)
                 .collect(),
+            page: query.page,
+            per_page: query.per_page,
             hits,
-            facets: CatalogFacets {
-                license: vec![("MIT".into(), 2)],
-                ..CatalogFacets::default()
+            facets: SearchFacets {
+                license: FacetCounts(vec![("MIT".into(), 2)]),
+                ..SearchFacets::default()
             },
         })
     }
 
-    fn tool(&self, name: &str) -> AppResult<Option<ToolSummary>> {
+    fn tool(&self, name: &str) -> AppResult<Option<EncodableTool>> {
         Ok(self
             .tools
             .iter()
@@ -79,7 +95,11 @@ impl Catalog for Fixture {
             .tools
             .iter()
             .find(|(s, _)| s.name == name)
-            .and_then(|(_, d)| d.iter().find(|v| v.row.version == *version).cloned()))
+            .and_then(|(_, d)| {
+                d.iter()
+                    .find(|v| v.version.version == version.to_string())
+                    .cloned()
+            }))
     }
 
     fn required_tier(&self, kind: ExecutionKind) -> Tier {
@@ -92,9 +112,8 @@ fn tool(
     version: &str,
     description: &str,
     readme: Option<&str>,
-) -> (ToolSummary, Vec<VersionDetail>) {
-    let v = semver::Version::parse(version).unwrap();
-    let manifest: Tool = serde_json::from_value(json!({
+) -> (EncodableTool, Vec<VersionDetail>) {
+    let mut model: Tool = serde_json::from_value(json!({
         "format": "mcp", "definition_file": "tool.json", "registry_name": name, "call_name": name.replace('-', "_"),
         "version": version, "description": description, "keywords": ["demo"], "license": "MIT",
         "homepage": "javascript:alert(1)",
@@ -102,13 +121,19 @@ fn tool(
         "execution": {"kind": "schema", "detail": null}
     }))
     .unwrap();
-    let row = VersionListRow {
-        version: v.clone(),
+    model.original = br#"{"name": "<script>alert(1)</script>"}"#.to_vec();
+    let alice = EncodablePublisher {
+        login: "alice".into(),
+        tier: Tier::Verified,
+    };
+    let row = EncodableVersionSummary {
+        version: version.into(),
         sha256: "ab".repeat(32),
         size: 1234,
         yanked: false,
         blocked: false,
         blocked_reason: None,
+        quarantined: false,
         quarantine_reason: None,
         execution: ExecutionKind::Schema,
         format: Format::Mcp,
@@ -116,29 +141,52 @@ fn tool(
         publisher: "alice".into(),
         downloads: 3,
     };
-    let mut detail = VersionDetail {
-        row: row.clone(),
-        publisher: Publisher {
-            login: "alice".into(),
-            tier: Tier::Verified,
+    let detail = VersionDetail {
+        version: EncodableVersion {
+            name: name.into(),
+            version: version.into(),
+            sha256: "ab".repeat(32),
+            definition_sha256: Some(format!("sha256:{}", "cd".repeat(32))),
+            size: 1234,
+            format: Format::Mcp,
+            execution: ExecutionKind::Schema,
+            yanked: false,
+            blocked: false,
+            blocked_reason: None,
+            quarantined: false,
+            quarantine_reason: None,
+            published_at: "2026-11-23T08:00:00Z".into(),
+            downloads: 3,
+            publisher: alice.clone(),
+            manifest: serde_json::to_value(&model).unwrap(),
+            definition_file: "tool.json".into(),
+            definition: Some(model.original_text()),
+            readme: readme.map(str::to_string),
+            log_index: Some(0),
+            findings: Vec::new(),
+            provenance: None,
         },
-        manifest,
+        tool: model,
         readme: readme.map(crate::web::html::markdown).unwrap_or_default(),
-        findings: Vec::new(),
-        provenance: None,
-        definition_sha256: Some(format!("sha256:{}", "cd".repeat(32))),
     };
-    detail.manifest.original = br#"{"name": "<script>alert(1)</script>"}"#.to_vec();
-    let summary = ToolSummary {
+    let summary = EncodableTool {
         name: name.into(),
+        call_name: None,
+        title: None,
+        description: Some(description.into()),
+        keywords: vec!["demo".into()],
+        license: Some("MIT".into()),
+        homepage: None,
+        repository: None,
+        format: Some(Format::Mcp),
+        execution: Some(ExecutionKind::Schema),
+        latest_version: Some(version.into()),
         downloads: 1234,
-        owners: vec![Publisher {
-            login: "alice".into(),
-            tier: Tier::Verified,
-        }],
+        created_at: "2026-11-23T08:00:00Z".into(),
+        updated_at: "2026-11-23T08:00:00Z".into(),
+        owners: vec![alice],
         versions: vec![row],
         versions_total: 1,
-        latest_version: version.into(),
     };
     (summary, vec![detail])
 }

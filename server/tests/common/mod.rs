@@ -22,6 +22,7 @@ use toolreg_server::blobs::BlobStore;
 use toolreg_server::db::{Db, DbConnection};
 use toolreg_server::models::{Scope, Token, User};
 use toolreg_server::search::StoreSource;
+use toolreg_test_support::issuer::Issuer;
 use toolreg_test_support::SqlDialect;
 pub use toolreg_test_support::{Backend, FailingInsert, Registry, Services};
 
@@ -107,10 +108,10 @@ impl TestAppBuilder {
             state.max_versions_per_tool = max;
         }
         if !self.trusted_issuers.is_empty() {
-            state.oidc = std::sync::Arc::new(toolreg_server::oidc::Oidc::new(
-                toolreg_server::oidc::OidcOptions {
+            state.oidc = std::sync::Arc::new(toolreg_trustpub::IdTokenVerifier::new(
+                toolreg_trustpub::Options {
                     issuers: self.trusted_issuers.clone(),
-                    audience: toolreg_server::oidc::DEFAULT_AUDIENCE.to_string(),
+                    audience: toolreg_trustpub::DEFAULT_AUDIENCE.to_string(),
                 },
             ));
         }
@@ -307,7 +308,7 @@ impl TestApp {
             let latest = self
                 .state
                 .db
-                .read(toolreg_server::models::change::Change::latest_seq)
+                .read(toolreg_server::models::change::LoggedChange::latest_seq)
                 .await
                 .expect("the change log's head");
             if applied.is_some_and(|a| a >= latest) {
@@ -319,6 +320,38 @@ impl TestApp {
             );
             actix_web::rt::time::sleep(std::time::Duration::from_millis(10)).await;
         }
+    }
+
+    /// `method path` with an optional JSON body as the holder of `token`:
+    /// the status and the JSON body.
+    pub async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: &str,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let mut req = self
+            .client
+            .request(method, self.api(path))
+            .bearer_auth(token);
+        if let Some(body) = body {
+            req = req.json(&body);
+        }
+        json(req.send().await.expect("request")).await
+    }
+
+    /// Set `login`'s tier as the administrator holding `admin`; asserts 200.
+    pub async fn set_tier(&self, admin: &str, login: &str, tier: &str) {
+        let (status, body) = self
+            .send(
+                reqwest::Method::PUT,
+                &format!("/api/v1/publishers/{login}/tier"),
+                admin,
+                Some(serde_json::json!({ "tier": tier })),
+            )
+            .await;
+        assert_eq!(status, 200, "set {login} to {tier}: {body:#}");
     }
 
     /// Make inserts that match `failing` fail (see [`FailingInsert`]).
@@ -365,6 +398,35 @@ impl Drop for TestApp {
         // Stop the server (best effort; the System ends with the test anyway).
         // `stop` sends the command at once; the returned future only waits for it.
         let _stopping = self.handle.stop(false);
+    }
+}
+
+/// An app that trusts a local OpenID Connect issuer, and the issuer.
+pub struct Ci {
+    pub app: TestApp,
+    pub issuer: Issuer,
+}
+
+impl Ci {
+    /// The app on `backend` with a new issuer trusted.
+    pub async fn start(backend: Backend) -> Option<Ci> {
+        let issuer = Issuer::start();
+        let app = TestApp::builder(backend)
+            .with_trusted_issuer(&issuer.url)
+            .start()
+            .await?;
+        Some(Ci { app, issuer })
+    }
+
+    /// [`Ci::start`], with the search index running.
+    pub async fn start_with_search(backend: Backend) -> Option<Ci> {
+        let issuer = Issuer::start();
+        let app = TestApp::builder(backend)
+            .with_trusted_issuer(&issuer.url)
+            .with_search()
+            .start()
+            .await?;
+        Some(Ci { app, issuer })
     }
 }
 

@@ -15,7 +15,7 @@ use actix_web::{get, web};
 use crate::app::AppState;
 use crate::error::{internal, AppResult, ProblemBody};
 use crate::models::{ToolRow, VersionRow};
-use crate::views::{Attestation, AttestationStatement, Provenance, ATTESTATION_HEADER};
+use crate::views::{Attestation, AttestationStatement, ATTESTATION_HEADER};
 
 /// The version's signed attestation.
 #[utoipa::path(tag = "tools", params(("name" = String, Path), ("version" = String, Path, description = "exact SemVer version")),
@@ -31,15 +31,7 @@ pub async fn attestation(
         .read(move |conn| {
             let tool = ToolRow::require(conn, &name)?;
             let v = VersionRow::require(conn, tool.id, &tool.name, &version)?;
-            let provenance: Option<Provenance> = VersionRow::provenance(conn, v.id)?
-                .map(|p| serde_json::from_str(&p))
-                .transpose()
-                .map_err(|e| {
-                    internal(format!(
-                        "stored provenance of version {} does not parse: {e}",
-                        v.id
-                    ))
-                })?;
+            let provenance = VersionRow::provenance(conn, v.id)?;
             Ok(AttestationStatement {
                 name: tool.name,
                 version: v.version,

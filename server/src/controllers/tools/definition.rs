@@ -10,8 +10,8 @@ use toolreg_core::export::{export_with, warnings_header, ExportFormat, ExportOpt
 use utoipa::IntoParams;
 
 use crate::app::AppState;
-use crate::controllers::contents_servable;
 use crate::error::{bad_request, internal, AppResult, ProblemBody};
+use crate::models::version::HasState;
 use crate::models::version::VersionContent;
 use crate::models::{ToolRow, VersionRow};
 
@@ -96,12 +96,7 @@ pub async fn definition(
         .read(move |conn| {
             let tool = ToolRow::require(conn, &name)?;
             let v = VersionRow::require(conn, tool.id, &tool.name, &version)?;
-            contents_servable(
-                &v.version,
-                v.blocked,
-                v.blocked_reason.as_deref(),
-                v.quarantine().as_deref(),
-            )?;
+            v.state().contents(&v.version)?;
             let content = VersionContent::of(conn, v.id)?;
             Ok((v, content))
         })

@@ -5,18 +5,16 @@
 //! rug pull (a description that gains an instruction, a parameter that
 //! appears) shows here as a high or medium change.
 
-use std::collections::HashSet;
-
 use actix_web::{get, web};
 use serde::Deserialize;
-use toolreg_core::lint::Finding;
+use toolreg_core::lint::{self, Finding};
 use toolreg_core::Tool;
 use utoipa::IntoParams;
 
 use crate::app::AppState;
-use crate::controllers::contents_servable;
 use crate::db::DbConnection;
 use crate::error::{bad_request, internal, AppResult, ProblemBody};
+use crate::models::version::HasState;
 use crate::models::version::VersionContent;
 use crate::models::{ToolRow, VersionRow};
 use crate::views::VersionDiff;
@@ -47,13 +45,13 @@ fn version_param(field: &str, value: Option<&str>) -> AppResult<String> {
 /// old and new values and a severity (high: a parameter added or an input
 /// type widened to accept anything; medium: a description or title changed,
 /// a parameter removed, a type or enum changed; low: the rest), plus the
-/// lint findings of `to` whose rule and pointer `from` did not have. 400
+/// lint findings of `to` that `from` did not have (`lint::new_since`). 400
 /// when `from` or `to` is missing or not a version, 404 naming the unknown
-/// tool or version, 403 when either version is blocked (its definition is
-/// not served).
+/// tool or version, 403 when either version's contents are withheld
+/// (blocked or quarantined).
 #[utoipa::path(tag = "tools", params(("name" = String, Path), DiffQuery),
     responses((status = 200, body = VersionDiff), (status = 400, body = ProblemBody),
-              (status = 403, description = "a version is blocked", body = ProblemBody),
+              (status = 403, description = "a version is blocked or quarantined", body = ProblemBody),
               (status = 404, body = ProblemBody)))]
 #[get("/api/v1/tools/{name}/diff")]
 pub async fn diff(
@@ -74,13 +72,8 @@ pub async fn diff(
         })
         .await?;
     let diff = toolreg_core::diff::between_tools(&old, &new);
-    let seen: HashSet<(&str, &str)> = old_findings
-        .iter()
-        .map(|f| (f.rule.as_str(), f.pointer.as_str()))
-        .collect();
-    let new_findings: Vec<Finding> = new_findings
-        .iter()
-        .filter(|f| !seen.contains(&(f.rule.as_str(), f.pointer.as_str())))
+    let new_findings: Vec<Finding> = lint::new_since(&old_findings, &new_findings)
+        .into_iter()
         .cloned()
         .collect();
     Ok(web::Json(VersionDiff {
@@ -92,19 +85,14 @@ pub async fn diff(
 }
 
 /// The canonical tool and the lint findings of `version` of `tool`: 404 when
-/// there is no such version, 403 when it is blocked.
+/// there is no such version, 403 when its contents are withheld.
 fn definition(
     conn: &mut DbConnection,
     tool: &ToolRow,
     version: &str,
 ) -> AppResult<(Tool, Vec<Finding>)> {
     let v = VersionRow::require(conn, tool.id, &tool.name, version)?;
-    contents_servable(
-        &v.version,
-        v.blocked,
-        v.blocked_reason.as_deref(),
-        v.quarantine().as_deref(),
-    )?;
+    v.state().contents(&v.version)?;
     let content = VersionContent::of(conn, v.id)?;
     let mut parsed: Tool = serde_json::from_str(&content.manifest).map_err(|e| {
         internal(format!(

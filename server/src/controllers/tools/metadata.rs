@@ -6,18 +6,14 @@
 
 use actix_web::{get, web, HttpResponse};
 use bytes::Bytes;
-use serde_json::Value;
 
 use crate::app::AppState;
-use crate::controllers::tools::publish::MAX_README;
-use crate::controllers::{json_body, PageQuery};
-use crate::encode::{rfc3339, to_json};
-use crate::error::{internal, AppResult, ProblemBody};
+use crate::controllers::{self, json_body, Page, PageQuery};
+use crate::encode::to_json;
+use crate::error::{AppResult, ProblemBody};
 use crate::models::version::{self, VersionContent};
-use crate::models::{tool_summary, ToolRow, User, VersionRow};
-use crate::views::{
-    EncodablePublisher, EncodableTool, EncodableVersion, VersionPage, TOOL_VERSIONS_LISTED,
-};
+use crate::models::{tool_summary, ToolRow, VersionRow};
+use crate::views::{EncodableTool, EncodableVersion, VersionPage, TOOL_VERSIONS_LISTED};
 
 /// The tool summary: fields of its latest version, owners, downloads and its newest versions.
 #[utoipa::path(tag = "tools", params(("name" = String, Path, description = "registry name (matched in normalized form)")),
@@ -62,7 +58,8 @@ pub async fn list_versions(
     let name = path.into_inner();
     // Pages past the last are empty rather than an error, as on other
     // registries.
-    let (page, per_page) = query.parse(TOOL_VERSIONS_LISTED, TOOL_VERSIONS_LISTED)?;
+    let Page { page, per_page } =
+        controllers::page(&query, TOOL_VERSIONS_LISTED, TOOL_VERSIONS_LISTED)?;
     let page_body = state
         .db
         .lookup(move |conn| {
@@ -85,7 +82,8 @@ pub async fn list_versions(
 
 /// One version: canonical manifest, original definition, README, digest,
 /// publisher and tier. While the version is blocked or quarantined, `manifest`
-/// and `definition` are null (and `readme` too while quarantined).
+/// and `definition` are null and the findings' excerpts are empty (and
+/// `readme` is null too while quarantined).
 #[utoipa::path(tag = "tools", params(("name" = String, Path), ("version" = String, Path, description = "exact SemVer version")),
     responses((status = 200, body = EncodableVersion), (status = 404, body = ProblemBody)))]
 #[get("/api/v1/tools/{name}/{version}")]
@@ -105,65 +103,7 @@ pub async fn show_version(
             let tool = ToolRow::require(conn, &lookup.0)?;
             let v = VersionRow::require(conn, tool.id, &tool.name, &lookup.1)?;
             let content = VersionContent::of(conn, v.id)?;
-            let user = User::find(conn, v.publisher_id)?;
-            let log_index = crate::transparency::store::index_of(conn, v.id)?;
-            let provenance = VersionRow::provenance(conn, v.id)?
-                .map(|p| serde_json::from_str(&p))
-                .transpose()
-                .map_err(|e| {
-                    internal(format!(
-                        "stored provenance of version {} does not parse: {e}",
-                        v.id
-                    ))
-                })?;
-            let findings = serde_json::from_str(&content.findings).map_err(|e| {
-                internal(format!(
-                    "stored lint findings of version {} are not JSON: {e}",
-                    v.id
-                ))
-            })?;
-            // A blocked version's definition and model (which carry its
-            // code, for kinds that run some) are withheld here as they are on
-            // `/definition` and the web page; a quarantined version's texts,
-            // README included, are what the quarantine is about.
-            let quarantined = v.quarantined;
-            let withheld = v.blocked || quarantined;
-            Ok(EncodableVersion {
-                name: tool.name,
-                version: v.version,
-                sha256: v.sha256,
-                definition_sha256: v.definition_sha256,
-                size: v.size,
-                format: v.format,
-                execution: v.execution,
-                yanked: v.yanked,
-                blocked: v.blocked,
-                blocked_reason: v.blocked_reason,
-                quarantined: v.quarantined,
-                quarantine_reason: v.quarantine_reason,
-                published_at: rfc3339(&v.published_at),
-                downloads: v.downloads,
-                // The tier the version was published with.
-                publisher: EncodablePublisher {
-                    login: user.login,
-                    tier: v.publisher_tier,
-                },
-                manifest: if withheld {
-                    Value::Null
-                } else {
-                    serde_json::from_str(&content.manifest).unwrap_or(Value::Null)
-                },
-                definition_file: content.definition_file,
-                definition: (!withheld).then_some(content.definition),
-                // Bounded like a publish's README; a larger one from before
-                // the limit is left out.
-                readme: content
-                    .readme
-                    .filter(|r| !quarantined && r.len() <= MAX_README),
-                log_index,
-                findings,
-                provenance,
-            })
+            version::encode(conn, &tool.name, &v, &content)
         })
         .await?;
     let body = to_json(&view)?;

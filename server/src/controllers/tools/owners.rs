@@ -7,7 +7,8 @@ use crate::app::AppState;
 use crate::auth::Auth;
 use crate::db::DbConnection;
 use crate::error::{bad_request, forbidden, AppResult, ProblemBody};
-use crate::models::{owner, tool_summary, NewAudit, Scope, ToolRow, User};
+use crate::models::state_change::{self, AfterCommit, StateChange};
+use crate::models::{owner, NewAudit, Scope, ToolRow, User};
 use crate::views::{EncodablePublisher, Owners, OwnersChange};
 
 /// The tool's owners (public).
@@ -71,11 +72,11 @@ async fn change(
         return Err(bad_request("logins: name at least one login"));
     }
     let tool = name.clone();
-    let owners = state
+    let (owners, after) = state
         .db
         .write(move |conn| apply(conn, &auth, &tool, &body.logins, adding))
         .await?;
-    state.cache.invalidate_tool(&name);
+    after.apply(&state.cache);
     Ok(web::Json(Owners {
         owners: owners.iter().map(EncodablePublisher::from).collect(),
     }))
@@ -87,7 +88,7 @@ fn apply(
     name: &str,
     logins: &[String],
     adding: bool,
-) -> AppResult<Vec<User>> {
+) -> AppResult<(Vec<User>, AfterCommit)> {
     let tool = ToolRow::require(conn, name)?;
     if !owner::is_owner(conn, tool.id, auth.user.id)? {
         return Err(forbidden(format!(
@@ -95,8 +96,12 @@ fn apply(
             tool.name
         )));
     }
+    let mut users = Vec::with_capacity(logins.len());
     for login in logins {
-        let user = User::require_by_login(conn, login)?;
+        users.push(User::require_by_login(conn, login)?);
+    }
+    let mut change = StateChange::new().tool(tool.id, &tool.name);
+    for user in &users {
         let changed = if adding {
             owner::add(conn, tool.id, user.id)?
         } else {
@@ -108,7 +113,7 @@ fn apply(
             audit.token_id = Some(auth.token.id);
             audit.tool = Some(&tool.name);
             audit.detail = json!({"login": user.login});
-            audit.insert(conn)?;
+            change = change.audit(audit);
         }
     }
     let owners = owner::list(conn, tool.id)?;
@@ -119,6 +124,6 @@ fn apply(
             tool.name
         )));
     }
-    tool_summary::refresh(conn, tool.id)?;
-    Ok(owners)
+    let after = state_change::record(conn, change)?;
+    Ok((owners, after))
 }

@@ -8,8 +8,6 @@
 //! together with its definition fingerprint, its lint findings (the flags it
 //! carries), change log and audit rows. A failure at any point leaves nothing visible.
 
-use std::collections::BTreeSet;
-
 use actix_web::http::header;
 use actix_web::{post, web, HttpRequest, HttpResponse};
 use bytes::{Bytes, BytesMut};
@@ -23,16 +21,15 @@ use crate::app::AppState;
 use crate::auth::Auth;
 use crate::db::{is_unique_violation, now, DbConnection};
 use crate::error::{bad_request, forbidden, internal, AppError, AppResult, ProblemBody};
-use crate::models::change::{Change, ChangeKind};
+use crate::models::change::ChangeLogKind;
+use crate::models::state_change::{self, AfterCommit, StateChange};
+use crate::models::trusted_publisher::TrustedPublisher;
 use crate::models::version::{
-    precedence_key, version_key, ManifestSummary, NewContent, NewVersion,
+    precedence_key, version_key, ManifestSummary, NewContent, NewVersion, MAX_README,
 };
-use crate::models::{owner, tier, tool_summary, NewAudit, Scope, ToolRow, VersionRow};
+use crate::models::{owner, tier, NewAudit, Scope, ToolRow, VersionRow};
 use crate::rate_limit::Action;
 use crate::views::{EncodableProblem, Provenance, PublishedVersion};
-
-/// The largest README.md a bundle may carry: it is shown on the tool page.
-pub const MAX_README: usize = 512 * 1024;
 
 /// Publish a bundle (a gzip'd tar of the tool directory).
 #[utoipa::path(tag = "tools", security(("bearer" = [])),
@@ -126,13 +123,12 @@ async fn publish_bundle(
     }
     let tool = &loaded.tool;
 
-    // 3. The publisher's tier must allow this execution kind.
+    // 3. The policy must admit this execution kind with these findings for
+    //    the publisher's tier (an untrusted publisher can't publish flagged code).
     let tier = auth.effective_tier();
     state
         .policy
-        .check(tool.execution.kind, tier)
-        .map_err(AppError::TierForbidden)?;
-    refuse_flagged_code(tool.execution.kind, tier, &loaded.findings)?;
+        .admit(tool.execution.kind, tier, &loaded.findings)?;
 
     // 4. Ownership, scope and immutability, checked before storing anything.
     let name = tool.registry_name.clone();
@@ -172,11 +168,14 @@ async fn publish_bundle(
         definition_sha256: toolreg_core::fingerprint::of_tool(tool),
         tier,
         kind: tool.execution.kind,
+        found: loaded.findings.clone(),
     };
-    let (published_name, log_index) = insert_version_retrying(state, auth.clone(), record).await?;
-    state
-        .cache
-        .invalidate_version(&published_name, &tool.version.to_string());
+    let Published {
+        name: published_name,
+        log_index,
+        after,
+    } = insert_version_retrying(state, auth.clone(), record).await?;
+    after.apply(&state.cache);
 
     tracing::info!(tool = %published_name, version = %tool.version, %sha256, publisher = %auth.login(), "published");
     Ok(HttpResponse::Created().json(PublishedVersion {
@@ -191,30 +190,6 @@ async fn publish_bundle(
         warnings: loaded.warnings.iter().map(EncodableProblem::from).collect(),
         log_index,
     }))
-}
-
-/// An untrusted publisher (any agent token included) can't publish a
-/// version that runs code when the lint flagged its definition: flagged
-/// text in code nobody vouches for is refused (403) naming the rules and
-/// the tier.
-fn refuse_flagged_code(kind: ExecutionKind, tier: Tier, findings: &[Finding]) -> AppResult<()> {
-    let runs_code = matches!(
-        kind,
-        ExecutionKind::Function | ExecutionKind::Script | ExecutionKind::Command
-    );
-    let flags: Vec<&Finding> = findings.iter().filter(|f| !f.is_note()).collect();
-    if tier != Tier::Untrusted || !runs_code || flags.is_empty() {
-        return Ok(());
-    }
-    let rules: BTreeSet<&str> = flags.iter().map(|f| f.rule.as_str()).collect();
-    let rules: Vec<&str> = rules.into_iter().collect();
-    Err(forbidden(format!(
-        "the definition has lint findings ({}) and its execution kind `{kind}` runs code; \
-         a publisher of tier `{}` can't publish flagged code: reword the flagged text, \
-         or publish as a verified or trusted publisher (not with an agent token)",
-        rules.join(", "),
-        tier.as_str()
-    )))
 }
 
 /// Human form of a byte limit: `10 MiB (10485760 bytes)`.
@@ -281,6 +256,8 @@ struct NewRecord {
     definition_sha256: String,
     tier: Tier,
     kind: ExecutionKind,
+    /// The lint findings, for the policy's re-check.
+    found: Vec<Finding>,
 }
 
 /// The existing tool, if any, after checking the publisher may publish this
@@ -340,7 +317,7 @@ fn check_trusted_publishing(conn: &mut DbConnection, auth: &Auth, tool: &ToolRow
     let provenance: Provenance = serde_json::from_str(provenance)
         .map_err(|e| internal(format!("a token's stored provenance does not parse: {e}")))?;
     if !auth.token.tools(conn)?.contains(&tool.id)
-        || !crate::controllers::oidc::still_trusted(conn, tool.id, &provenance)?
+        || !TrustedPublisher::still_accepts(conn, tool.id, &provenance)?
     {
         return Err(forbidden(format!(
             "this token from trusted publishing ({} {}) may not publish `{}`: no trusted publisher of `{}` accepts that repository and workflow now",
@@ -368,7 +345,7 @@ async fn insert_version_retrying(
     state: &AppState,
     auth: Auth,
     record: NewRecord,
-) -> AppResult<(String, i64)> {
+) -> AppResult<Published> {
     let record = std::sync::Arc::new(record);
     let mut attempt = 0;
     loop {
@@ -392,16 +369,32 @@ async fn insert_version_retrying(
     }
 }
 
+/// What the publish transaction committed.
+struct Published {
+    /// The tool's name as stored.
+    name: String,
+    /// The version's record's index in the transparency log.
+    log_index: i64,
+    after: AfterCommit,
+}
+
 fn insert_version(
     conn: &mut DbConnection,
     policy: &Policy,
     auth: &Auth,
     r: &NewRecord,
     max_versions: i64,
-) -> AppResult<(String, i64)> {
+) -> AppResult<Published> {
     // The tier again, under the publisher's row lock: a tier change may have
     // committed since step 3, and it must not miss this version.
-    tier::recheck_publish(conn, policy, auth.user.id, auth.token.agent, r.kind)?;
+    tier::recheck_publish(
+        conn,
+        policy,
+        auth.user.id,
+        auth.token.agent,
+        r.kind,
+        &r.found,
+    )?;
     let tool = match check_publish_allowed(conn, auth, &r.name, &r.version, max_versions)? {
         Some(tool) => {
             ToolRow::touch(conn, tool.id)?;
@@ -455,12 +448,22 @@ fn insert_version(
     audit.version = Some(&r.version);
     audit.detail = json!({"sha256": r.sha256, "size": r.size, "format": r.format,
                           "execution": r.execution, "tier": r.tier.as_str(), "agent": auth.token.agent});
-    audit.insert(conn)?;
-    // Before the change log's lock, which serializes publishes on PostgreSQL.
-    tool_summary::refresh(conn, tool.id)?;
-    Change::record(conn, tool.id, &tool.name, &r.version, ChangeKind::Publish)?;
-    // The transparency log record, in this same transaction.
+    let after = state_change::record(
+        conn,
+        StateChange::new().audit(audit).version(
+            tool.id,
+            &tool.name,
+            &r.version,
+            ChangeLogKind::Publish,
+        ),
+    )?;
+    // The transparency log record, in this same transaction, last in the
+    // lock order.
     let log_index =
         crate::transparency::store::append(conn, version_id, &tool.name, &r.version, &r.sha256)?;
-    Ok((tool.name, log_index))
+    Ok(Published {
+        name: tool.name,
+        log_index,
+        after,
+    })
 }

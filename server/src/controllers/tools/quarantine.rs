@@ -1,7 +1,8 @@
 //! Quarantine: `PUT /api/v1/tools/{name}/{version}/quarantine {"reason"}`
 //! and `DELETE .../quarantine` (admins only). The state change, its audit
 //! and change-log rows and the tool summary's refresh are
-//! [`crate::models::quarantine::set`], one transaction.
+//! [`crate::models::quarantine::set`], one transaction; the cached answers
+//! it made stale are dropped after the commit.
 
 use actix_web::{delete, put, web};
 
@@ -59,7 +60,7 @@ async fn set(
     (name, version): (String, String),
     reason: Option<String>,
 ) -> AppResult<web::Json<QuarantineState>> {
-    let done = state
+    let (done, after) = state
         .db
         .write(move |conn| {
             let tool = ToolRow::require(conn, &name)?;
@@ -72,7 +73,7 @@ async fn set(
             model::set(conn, &tool, &v, reason.as_deref(), &actor)
         })
         .await?;
-    state.cache.invalidate_version(&done.name, &done.version);
+    after.apply(&state.cache);
     Ok(web::Json(QuarantineState {
         name: done.name,
         version: done.version,

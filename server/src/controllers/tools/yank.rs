@@ -9,8 +9,9 @@ use crate::app::AppState;
 use crate::auth::Auth;
 use crate::db::DbConnection;
 use crate::error::{forbidden, AppResult, ProblemBody};
-use crate::models::change::{Change, ChangeKind};
-use crate::models::{owner, tool_summary, NewAudit, Scope, ToolRow, VersionRow};
+use crate::models::change::ChangeLogKind;
+use crate::models::state_change::{self, AfterCommit, StateChange};
+use crate::models::{owner, NewAudit, Scope, ToolRow, VersionRow};
 use crate::views::YankState;
 
 /// Yank a version (owners only, scope `yank`).
@@ -44,11 +45,11 @@ async fn set_yanked(
     yanked: bool,
 ) -> AppResult<web::Json<YankState>> {
     auth.require_scope(Scope::Yank)?;
-    let view = state
+    let (view, after) = state
         .db
         .write(move |conn| apply(conn, &auth, &name, &version, yanked))
         .await?;
-    state.cache.invalidate_version(&view.name, &view.version);
+    after.apply(&state.cache);
     Ok(web::Json(view))
 }
 
@@ -58,7 +59,7 @@ fn apply(
     name: &str,
     version: &str,
     yanked: bool,
-) -> AppResult<YankState> {
+) -> AppResult<(YankState, AfterCommit)> {
     let tool = ToolRow::require(conn, name)?;
     let v = VersionRow::require(conn, tool.id, &tool.name, version)?;
     if !owner::is_owner(conn, tool.id, auth.user.id)? {
@@ -67,12 +68,13 @@ fn apply(
             tool.name
         )));
     }
+    let mut after = AfterCommit::nothing();
     if v.yanked != yanked {
         VersionRow::set_yanked(conn, v.id, yanked)?;
         let kind = if yanked {
-            ChangeKind::Yank
+            ChangeLogKind::Yank
         } else {
-            ChangeKind::Unyank
+            ChangeLogKind::Unyank
         };
         let mut audit = NewAudit::new(kind.as_str());
         audit.actor = Some(&auth.user.login);
@@ -80,14 +82,19 @@ fn apply(
         audit.tool = Some(&tool.name);
         audit.version = Some(&v.version);
         audit.detail = json!({});
-        audit.insert(conn)?;
-        // The tool's lock before the change log's, as everywhere.
-        tool_summary::refresh(conn, tool.id)?;
-        Change::record(conn, tool.id, &tool.name, &v.version, kind)?;
+        after = state_change::record(
+            conn,
+            StateChange::new()
+                .audit(audit)
+                .version(tool.id, &tool.name, &v.version, kind),
+        )?;
     }
-    Ok(YankState {
-        name: tool.name,
-        version: v.version,
-        yanked,
-    })
+    Ok((
+        YankState {
+            name: tool.name,
+            version: v.version,
+            yanked,
+        },
+        after,
+    ))
 }

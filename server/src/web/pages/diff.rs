@@ -6,7 +6,8 @@
 
 use askama::Template;
 use serde_json::Value;
-use toolreg_core::diff::{self, ChangeKind, SegmentOp, Severity};
+use toolreg_core::diff::{self, ChangeKind, ChangeSeverity, SegmentOp};
+use toolreg_core::lint;
 
 use super::{tool_url, version_url};
 use crate::web::assets::{Assets, ASSETS};
@@ -53,7 +54,7 @@ pub struct Word {
     pub text: String,
 }
 
-/// A lint finding of B that A did not have (by rule and pointer).
+/// A lint finding of B that A did not have (`lint::new_since`).
 pub struct FindingRow {
     pub rule: String,
     pub pointer: String,
@@ -63,9 +64,9 @@ pub struct FindingRow {
 
 impl DiffPage {
     pub fn new(name: &str, from: &VersionDetail, to: &VersionDetail) -> DiffPage {
-        let (a, b) = (from.row.version.to_string(), to.row.version.to_string());
-        let d = diff::between_tools(&from.manifest, &to.manifest);
-        let count = |s: Severity| d.changes.iter().filter(|c| c.severity == s).count();
+        let (a, b) = (from.version.version.clone(), to.version.version.clone());
+        let d = diff::between_tools(&from.tool, &to.tool);
+        let count = |s: ChangeSeverity| d.changes.iter().filter(|c| c.severity == s).count();
         let summary = if d.changes.is_empty() {
             "The definition the model reads is the same in both versions.".to_string()
         } else {
@@ -73,9 +74,9 @@ impl DiffPage {
                 "{} change{}: {} high, {} medium, {} low.",
                 d.changes.len(),
                 if d.changes.len() == 1 { "" } else { "s" },
-                count(Severity::High),
-                count(Severity::Medium),
-                count(Severity::Low)
+                count(ChangeSeverity::High),
+                count(ChangeSeverity::Medium),
+                count(ChangeSeverity::Low)
             )
         };
         let changes = d
@@ -115,15 +116,8 @@ impl DiffPage {
                 }
             })
             .collect();
-        let seen: Vec<(&str, &str)> = from
-            .findings
-            .iter()
-            .map(|f| (f.rule.as_str(), f.pointer.as_str()))
-            .collect();
-        let findings = to
-            .findings
-            .iter()
-            .filter(|f| !seen.contains(&(f.rule.as_str(), f.pointer.as_str())))
+        let findings = lint::new_since(&from.version.findings, &to.version.findings)
+            .into_iter()
             .map(|f| FindingRow {
                 rule: f.rule.as_str().to_string(),
                 pointer: f.pointer.clone(),
@@ -141,7 +135,7 @@ impl DiffPage {
                 from: a,
                 to: b,
                 summary,
-                highest: d.highest().map_or("", Severity::as_str),
+                highest: d.highest().map_or("", ChangeSeverity::as_str),
                 changes,
                 findings,
             },

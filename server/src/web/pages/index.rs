@@ -2,22 +2,31 @@
 //! in the option labels) and the first page of results.
 
 use askama::Template;
+use toolreg_api::{FacetCounts, SearchAnswer, SearchFacets};
 use toolreg_core::policy::{ExecutionKind, Tier};
 use toolreg_core::Format;
+use toolreg_search::{FindingsFilter, SearchParams, SearchSort};
 
 use super::results::ResultsView;
 use crate::web::assets::{Assets, ASSETS};
-use crate::web::catalog::{CatalogFacets, CatalogQuery, CatalogSort, SearchPage};
+use crate::web::query::sort_value;
 
 /// `GET /`: the search form and the first results.
 #[derive(Template)]
 #[template(path = "web/index.html")]
 pub struct IndexPage<'a> {
     pub assets: &'static Assets,
-    pub search: &'a CatalogQuery,
+    pub search: &'a SearchParams,
     pub filters: Vec<Filter>,
     pub results: ResultsView,
 }
+
+/// The orders the form offers, with their labels.
+const SORTS: [(SearchSort, &str); 3] = [
+    (SearchSort::Relevance, "Best match"),
+    (SearchSort::Downloads, "Most downloaded"),
+    (SearchSort::Recent, "Recently updated"),
+];
 
 /// One `<select>` of the search form.
 pub struct Filter {
@@ -33,7 +42,7 @@ pub struct FilterOption {
 }
 
 impl<'a> IndexPage<'a> {
-    pub fn new(search: &'a CatalogQuery, page: &SearchPage) -> Self {
+    pub fn new(search: &'a SearchParams, page: &SearchAnswer) -> Self {
         IndexPage {
             assets: &ASSETS,
             search,
@@ -43,10 +52,10 @@ impl<'a> IndexPage<'a> {
     }
 }
 
-fn facet_label(value: &str, counts: &[(String, u64)]) -> String {
-    match counts.iter().find(|(v, _)| v == value) {
-        Some((_, n)) if *n > 0 => format!("{value} ({n})"),
-        _ => value.to_string(),
+fn facet_label(value: &str, counts: &FacetCounts) -> String {
+    match counts.get(value) {
+        0 => value.to_string(),
+        n => format!("{value} ({n})"),
     }
 }
 
@@ -64,7 +73,7 @@ fn select(
     first: &str,
     values: Vec<String>,
     current: Option<&str>,
-    counts: &[(String, u64)],
+    counts: &FacetCounts,
 ) -> Filter {
     let mut options = vec![any(first)];
     options[0].selected = current.is_none();
@@ -84,11 +93,16 @@ fn select(
 }
 
 /// The filter `<select>`s, with facet counts in the option labels.
-fn filters(q: &CatalogQuery, facets: &CatalogFacets) -> Vec<Filter> {
+fn filters(q: &SearchParams, facets: &SearchFacets) -> Vec<Filter> {
     // Open-ended values (license, keyword) come from the facets, plus the
     // current choice even when no result carries it any more.
-    let open = |counts: &[(String, u64)], current: Option<&String>, limit: usize| {
-        let mut values: Vec<String> = counts.iter().take(limit).map(|(v, _)| v.clone()).collect();
+    let open = |counts: &FacetCounts, current: Option<&String>, limit: usize| {
+        let mut values: Vec<String> = counts
+            .0
+            .iter()
+            .take(limit)
+            .map(|(v, _)| v.clone())
+            .collect();
         if let Some(c) = current {
             if !values.contains(c) {
                 values.push(c.clone());
@@ -99,15 +113,15 @@ fn filters(q: &CatalogQuery, facets: &CatalogFacets) -> Vec<Filter> {
     let sort = Filter {
         name: "sort",
         label: "Sort by",
-        options: CatalogSort::ALL
+        options: SORTS
             .into_iter()
-            .map(|s| FilterOption {
-                value: if s == CatalogSort::Relevance {
+            .map(|(s, label)| FilterOption {
+                value: if s == SearchSort::Relevance {
                     String::new()
                 } else {
-                    s.as_str().to_string()
+                    sort_value(s).to_string()
                 },
-                label: s.label().to_string(),
+                label: label.to_string(),
                 selected: q.sort == s,
             })
             .collect(),
@@ -148,9 +162,17 @@ fn filters(q: &CatalogQuery, facets: &CatalogFacets) -> Vec<Filter> {
             name: "findings",
             label: "Lint findings",
             options: [
-                ("", "Any", q.flagged.is_none()),
-                ("none", "None (clean)", q.flagged == Some(false)),
-                ("flagged", "Flagged", q.flagged == Some(true)),
+                ("", "Any", q.findings.is_none()),
+                (
+                    "none",
+                    "None (clean)",
+                    q.findings == Some(FindingsFilter::None),
+                ),
+                (
+                    "flagged",
+                    "Flagged",
+                    q.findings == Some(FindingsFilter::Flagged),
+                ),
             ]
             .into_iter()
             .map(|(value, label, selected)| FilterOption {
@@ -166,7 +188,8 @@ fn filters(q: &CatalogQuery, facets: &CatalogFacets) -> Vec<Filter> {
             "Any format",
             Format::ALL.iter().map(|f| f.as_str().to_string()).collect(),
             q.format.map(Format::as_str),
-            &facets.format,
+            // Search counts no format facet.
+            &FacetCounts::default(),
         ),
         select(
             "keyword",

@@ -3,8 +3,10 @@
 
 use askama::Template;
 
+use toolreg_api::{SearchAnswer, SearchHit};
+use toolreg_search::SearchParams;
+
 use super::{downloads_label, license_label, plural, tool_url};
-use crate::web::catalog::{CatalogQuery, Hit, SearchPage};
 use crate::web::html::{self, SafeHtml};
 use crate::web::query;
 
@@ -24,7 +26,7 @@ pub struct ResultsView {
     pub empty_message: String,
     pub has_filters: bool,
     pub hits: Vec<HitView>,
-    pub page: u32,
+    pub page: usize,
     pub pages: u64,
     pub prev_url: Option<String>,
     pub next_url: Option<String>,
@@ -45,21 +47,11 @@ pub struct HitView {
     pub downloads: String,
 }
 
-pub(super) fn has_filters(q: &CatalogQuery) -> bool {
-    !q.q.is_empty()
-        || q.keyword.is_some()
-        || q.license.is_some()
-        || q.format.is_some()
-        || q.execution.is_some()
-        || q.tier.is_some()
-        || q.flagged.is_some()
-}
-
 impl ResultsView {
-    pub fn new(search: &CatalogQuery, page: &SearchPage) -> Self {
-        let per_page = u64::from(search.per_page.max(1));
+    pub fn new(search: &SearchParams, page: &SearchAnswer) -> Self {
+        let per_page = search.per_page.max(1) as u64;
         let pages = page.total.div_ceil(per_page);
-        let filtered = has_filters(search);
+        let filtered = !search.q.is_empty() || !search.no_filters();
         let summary = match (page.total, search.q.is_empty()) {
             (0, _) => "No tools found.".to_string(),
             (n, true) => format!(
@@ -89,7 +81,7 @@ impl ResultsView {
         } else {
             "The registry has no tools yet. Publish one with `toolreg publish`.".to_string()
         };
-        let page_no = u64::from(search.page);
+        let page_no = search.page as u64;
         ResultsView {
             summary,
             used_words: used_words(&search.q, &page.words),
@@ -126,14 +118,14 @@ fn used_words(q: &str, words: &[String]) -> Option<String> {
 }
 
 impl HitView {
-    fn new(hit: &Hit) -> Self {
-        let name_html = match hit.name_highlight.as_deref() {
-            Some(h) if !h.is_empty() => html::highlight(h),
-            _ => html::escape(&hit.name),
+    fn new(hit: &SearchHit) -> Self {
+        let name_html = match hit.highlights.name.as_str() {
+            "" => html::escape(&hit.name),
+            h => html::highlight(h),
         };
-        let description_html = match hit.description_highlight.as_deref() {
-            Some(h) if !h.is_empty() => html::highlight(h),
-            _ => html::escape(&hit.description),
+        let description_html = match hit.highlights.description.as_str() {
+            "" => html::escape(&hit.description),
+            h => html::highlight(h),
         };
         HitView {
             url: tool_url(&hit.name),

@@ -4,6 +4,7 @@
 //! version of the tool.
 
 use askama::Template;
+use toolreg_api::{EncodablePublisher, EncodableTool};
 use toolreg_core::lint::Finding;
 use toolreg_core::policy::Tier;
 
@@ -11,9 +12,9 @@ use super::version::{
     execution_detail, exports, format_exports, pin_snippet, ExportView, FormatExport,
 };
 use super::{date_only, downloads_label, license_label, plural, size_label, tool_url, version_url};
-use crate::controllers::contents_servable;
+use crate::models::version::HasState;
 use crate::web::assets::{Assets, ASSETS};
-use crate::web::catalog::{CatalogQuery, Publisher, ToolSummary, VersionDetail};
+use crate::web::catalog::VersionDetail;
 use crate::web::html::{self, SafeHtml};
 use crate::web::params::{self, ParamRow};
 use crate::web::query;
@@ -76,8 +77,8 @@ pub struct ToolView {
     pub versions: Vec<VersionLine>,
     /// Set when the table lists only the newest of the tool's versions:
     /// how many there are in all, and where the API lists every one.
-    pub versions_cut: Option<(u64, String)>,
-    pub owners: Vec<Publisher>,
+    pub versions_cut: Option<(i64, String)>,
+    pub owners: Vec<EncodablePublisher>,
     pub keywords: Vec<Link>,
     pub links: Vec<Link>,
     pub authors: Vec<String>,
@@ -114,8 +115,8 @@ impl ProvenanceView {
         let safe_sha = !p.sha.is_empty() && p.sha.chars().all(|c| c.is_ascii_hexdigit());
         let safe_run = !p.run_id.is_empty() && p.run_id.chars().all(|c| c.is_ascii_digit());
         let (base, commit, run) = match p.issuer.as_str() {
-            crate::oidc::GITHUB_ISSUER => ("https://github.com", "commit", "actions/runs"),
-            crate::oidc::GITLAB_ISSUER => ("https://gitlab.com", "-/commit", "-/pipelines"),
+            toolreg_trustpub::GITHUB_ISSUER => ("https://github.com", "commit", "actions/runs"),
+            toolreg_trustpub::GITLAB_ISSUER => ("https://gitlab.com", "-/commit", "-/pipelines"),
             _ => ("", "", ""),
         };
         let repo_url = (!base.is_empty() && safe_repo).then(|| format!("{base}/{}", p.repository));
@@ -149,7 +150,7 @@ pub struct VersionLine {
     pub published_date: String,
     pub publisher: String,
     pub execution: &'static str,
-    pub downloads: u64,
+    pub downloads: i64,
     pub yanked: bool,
     pub blocked: bool,
 }
@@ -193,7 +194,7 @@ impl FindingView {
 }
 
 impl ToolPage {
-    pub fn new(summary: &ToolSummary, detail: &VersionDetail, required_tier: Tier) -> Self {
+    pub fn new(summary: &EncodableTool, detail: &VersionDetail, required_tier: Tier) -> Self {
         ToolPage {
             assets: &ASSETS,
             t: ToolView::new(summary, detail, required_tier),
@@ -202,12 +203,14 @@ impl ToolPage {
 }
 
 impl ToolView {
-    fn new(summary: &ToolSummary, detail: &VersionDetail, required_tier: Tier) -> Self {
-        let tool = &detail.manifest;
-        let row = &detail.row;
+    fn new(summary: &EncodableTool, detail: &VersionDetail, required_tier: Tier) -> Self {
+        let tool = &detail.tool;
+        let row = &detail.version;
         let name = summary.name.clone();
-        let version = row.version.to_string();
-        let is_latest = version == summary.latest_version;
+        let version = row.version.clone();
+        let semver = detail.semver();
+        let latest_version = summary.latest_version.clone().unwrap_or_default();
+        let is_latest = version == latest_version;
         let (params, params_cut) = params::rows(&tool.parameters);
         let result = tool
             .result
@@ -217,13 +220,7 @@ impl ToolView {
         let readme = detail.readme.clone();
         // A version whose contents may not be served shows neither its
         // definition (in any format) nor the code or command it runs.
-        let contents_withheld = contents_servable(
-            &version,
-            row.blocked,
-            row.blocked_reason.as_deref(),
-            row.quarantine_reason.as_deref(),
-        )
-        .is_err();
+        let contents_withheld = !detail.state().contents_served();
         let mut links = Vec::new();
         for (label, url) in [
             ("Homepage", &tool.homepage),
@@ -241,15 +238,7 @@ impl ToolView {
             .iter()
             .map(|k| Link {
                 label: k.clone(),
-                url: query::url(
-                    &CatalogQuery {
-                        keyword: Some(k.clone()),
-                        page: 1,
-                        per_page: query::PER_PAGE,
-                        ..CatalogQuery::default()
-                    },
-                    1,
-                ),
+                url: query::keyword_url(k),
             })
             .collect();
         let authors = tool
@@ -266,21 +255,14 @@ impl ToolView {
             .iter()
             .enumerate()
             .map(|(i, v)| VersionLine {
-                version: v.version.to_string(),
-                url: version_url(&name, &v.version.to_string()),
+                version: v.version.clone(),
+                url: version_url(&name, &v.version),
                 // Newest first: the previous version is the next one listed.
                 diff_url: summary
                     .versions
                     .get(i + 1)
-                    .filter(|prev| {
-                        let open = |r: &crate::web::catalog::VersionListRow| {
-                            !r.blocked && r.quarantine_reason.is_none()
-                        };
-                        open(prev) && open(v)
-                    })
-                    .map(|prev| {
-                        super::diff_url(&name, &prev.version.to_string(), &v.version.to_string())
-                    }),
+                    .filter(|prev| prev.state().contents_served() && v.state().contents_served())
+                    .map(|prev| super::diff_url(&name, &prev.version, &v.version)),
                 current: v.version == row.version,
                 published_at: v.published_at.clone(),
                 published_date: date_only(&v.published_at),
@@ -296,7 +278,7 @@ impl ToolView {
         } else {
             tool.description.clone()
         };
-        let findings: Vec<FindingView> = detail.findings.iter().map(FindingView::new).collect();
+        let findings: Vec<FindingView> = row.findings.iter().map(FindingView::new).collect();
         let flags: Vec<&FindingView> = findings.iter().filter(|f| !f.note).collect();
         let findings_summary = if flags.is_empty() {
             String::new()
@@ -312,19 +294,22 @@ impl ToolView {
             )
         };
         ToolView {
-            provenance: detail.provenance.as_ref().map(ProvenanceView::of),
+            provenance: row.provenance.as_ref().map(ProvenanceView::of),
             findings,
             findings_summary,
             meta_description: description.chars().take(160).collect(),
             title: tool.title.clone().filter(|t| !t.is_empty() && *t != name),
             description,
             call_name: tool.call_name.clone(),
-            pin: pin_snippet(&name, &row.version),
-            version_is_stable: row.version.pre.is_empty(),
+            pin: semver
+                .as_ref()
+                .map(|v| pin_snippet(&name, v))
+                .unwrap_or_else(|| format!("toolreg add {name}@={version}")),
+            version_is_stable: semver.as_ref().is_none_or(|v| v.pre.is_empty()),
             is_latest,
             latest_url: (!is_latest).then(|| tool_url(&name)),
-            latest_version: summary.latest_version.clone(),
-            tier: detail.publisher.tier.as_str(),
+            latest_version,
+            tier: row.publisher.tier.as_str(),
             required_tier: required_tier.as_str(),
             execution: row.execution.as_str(),
             execution_explained: row.execution.explain(),
@@ -337,15 +322,18 @@ impl ToolView {
             format: row.format.as_str(),
             definition_file: tool.definition_file.clone(),
             license: license_label(tool.license.as_deref()),
-            publisher: detail.publisher.login.clone(),
+            publisher: row.publisher.login.clone(),
             published_at: row.published_at.clone(),
             published_date: date_only(&row.published_at),
-            size: size_label(row.size),
+            size: size_label(u64::try_from(row.size).unwrap_or(0)),
             sha256: row.sha256.clone(),
-            definition_sha256: detail.definition_sha256.clone().unwrap_or_default(),
+            definition_sha256: row.definition_sha256.clone().unwrap_or_default(),
             bundle_url: format!("/api/v1/tools/{name}/{version}/download"),
-            version_downloads: downloads_label(row.downloads),
-            tool_downloads: format!("{} (all versions)", downloads_label(summary.downloads)),
+            version_downloads: downloads_label(u64::try_from(row.downloads).unwrap_or(0)),
+            tool_downloads: format!(
+                "{} (all versions)",
+                downloads_label(u64::try_from(summary.downloads).unwrap_or(0))
+            ),
             yanked: row.yanked,
             blocked: row.blocked,
             blocked_reason: row.blocked_reason.clone().unwrap_or_else(|| {
@@ -369,7 +357,7 @@ impl ToolView {
                 format_exports(detail, &name, &version)
             },
             contents_withheld,
-            versions_cut: (summary.versions_total > summary.versions.len() as u64).then(|| {
+            versions_cut: (summary.versions_total > summary.versions.len() as i64).then(|| {
                 (
                     summary.versions_total,
                     format!("/api/v1/tools/{name}/versions"),
@@ -404,7 +392,7 @@ mod provenance_tests {
     #[test]
     fn hosted_issuers_get_links_built_from_safe_values_only() {
         let gh = ProvenanceView::of(&provenance(
-            crate::oidc::GITHUB_ISSUER,
+            toolreg_trustpub::GITHUB_ISSUER,
             "acme/tools",
             "abc123",
             "42",
@@ -421,7 +409,12 @@ mod provenance_tests {
             gh.run_url.as_deref(),
             Some("https://github.com/acme/tools/actions/runs/42")
         );
-        let gl = ProvenanceView::of(&provenance(crate::oidc::GITLAB_ISSUER, "g/p", "abc", "7"));
+        let gl = ProvenanceView::of(&provenance(
+            toolreg_trustpub::GITLAB_ISSUER,
+            "g/p",
+            "abc",
+            "7",
+        ));
         assert_eq!(
             gl.run_url.as_deref(),
             Some("https://gitlab.com/g/p/-/pipelines/7")
@@ -431,7 +424,7 @@ mod provenance_tests {
             Some("https://gitlab.com/g/p/-/commit/abc")
         );
         let odd = ProvenanceView::of(&provenance(
-            crate::oidc::GITHUB_ISSUER,
+            toolreg_trustpub::GITHUB_ISSUER,
             "a/../evil?x",
             "zz",
             "1 2",

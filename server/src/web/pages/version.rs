@@ -20,7 +20,7 @@ pub struct ExportView {
 }
 
 pub(super) fn exports(detail: &VersionDetail, name: &str, version: &str) -> Vec<ExportView> {
-    let tool = &detail.manifest;
+    let tool = &detail.tool;
     let api = format!("/api/v1/tools/{name}/{version}/definition");
     let mut out = vec![ExportView {
         label: format!("Original definition ({})", tool.definition_file),
@@ -70,7 +70,7 @@ pub(super) fn format_exports(
     name: &str,
     version: &str,
 ) -> Vec<FormatExport> {
-    let tool = &detail.manifest;
+    let tool = &detail.tool;
     let api = format!("/api/v1/tools/{name}/{version}/definition");
     let mut targets: Vec<(String, ExportFormat, ExportOptions, String)> = Vec::new();
     for protocol in McpProtocol::ALL.into_iter().rev() {

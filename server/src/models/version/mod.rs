@@ -1,17 +1,39 @@
 //! Versions: one immutable row per published version — digest, size,
-//! format, execution kind, publisher, state (yanked, blocked), downloads and
-//! the manifest's listing fields ([`ManifestSummary`]) — and, apart from it
-//! in `version_contents`, the version's large texts ([`VersionContent`]: the
-//! canonical manifest, the original definition, the README).
+//! format, execution kind, publisher, state, downloads and the manifest's
+//! listing fields ([`ManifestSummary`]) — and, apart from it in
+//! `version_contents`, the version's large texts ([`VersionContent`]: the
+//! canonical manifest, the original definition, the README, the findings).
 //!
 //! The split keeps a `versions` row to a few hundred bytes, so the reads that
 //! run on every request (a tool's summary, a download, a resolve) touch one
 //! small row; only a version's own page and the definition export read the
 //! texts.
+//!
+//! * [`state`]: what a version's state (live, yanked, blocked, quarantined)
+//!   means for every surface that serves, lists or resolves it.
+//! * [`order`]: the version's uniqueness key and its SemVer order key.
+//! * [`summary`]: the listing fields stored with the row.
+//! * [`fingerprints`]: filling in fingerprints of versions from before they were stored.
+//! * [`encode`]: a version as the API answers it, with what its state withholds left out.
+
+mod fingerprints;
+mod order;
+pub mod state;
+mod summary;
+mod view;
+
+pub use fingerprints::fill_fingerprints;
+pub use order::{fill_order, order_key, precedence_key, version_key};
+pub use state::{HasState, VersionState};
+pub use summary::ManifestSummary;
+pub use view::{encode, MAX_README};
+
+state::has_state!(VersionRow, VersionSummary);
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
+use toolreg_api::Provenance;
 use toolreg_core::{ExecutionKind, Format, Tier};
 
 use crate::db::DbConnection;
@@ -100,68 +122,6 @@ pub struct VersionSummary {
     pub quarantine_reason: Option<String>,
 }
 
-impl VersionSummary {
-    /// Neither yanked, blocked nor quarantined: a version that resolving may
-    /// choose and that a tool is shown under.
-    pub fn is_live(&self) -> bool {
-        !self.yanked && !self.blocked && !self.quarantined
-    }
-}
-
-/// The version a tool is shown under, from its versions sorted newest
-/// first (as [`list_for_tool`] returns them): the highest that is neither
-/// yanked, blocked nor quarantined, else the highest. `summary` picks each item's version.
-pub fn latest<T>(newest_first: &[T], summary: impl Fn(&T) -> &VersionSummary) -> Option<&T> {
-    newest_first
-        .iter()
-        .find(|v| summary(v).is_live())
-        .or_else(|| newest_first.first())
-}
-
-/// The listing fields of a version's manifest, stored with the version
-/// (`versions.summary`) so a tool's summary and its search document don't
-/// read and parse the whole manifest. Read leniently: a row that doesn't
-/// parse gives empty fields rather than an error, so one odd row can't break
-/// a listing or the index.
-#[derive(Debug, Default, serde::Deserialize, serde::Serialize)]
-#[serde(default)]
-pub struct ManifestSummary {
-    pub call_name: Option<String>,
-    pub title: Option<String>,
-    pub description: Option<String>,
-    pub keywords: Vec<String>,
-    pub license: Option<String>,
-    pub homepage: Option<String>,
-    pub repository: Option<String>,
-}
-
-impl ManifestSummary {
-    /// The summary of a canonical tool, as publish stores it.
-    pub fn of(tool: &toolreg_core::Tool) -> ManifestSummary {
-        ManifestSummary {
-            call_name: Some(tool.call_name.clone()),
-            title: tool.title.clone(),
-            description: Some(tool.description.clone()),
-            keywords: tool.keywords.clone(),
-            license: tool.license.clone(),
-            homepage: tool.homepage.clone(),
-            repository: tool.repository.clone(),
-        }
-    }
-
-    /// Read a stored summary (or any JSON object with these fields, such as
-    /// a whole manifest); what doesn't parse gives the empty summary.
-    pub fn parse(json: &str) -> ManifestSummary {
-        serde_json::from_str(json).unwrap_or_default()
-    }
-
-    /// The JSON stored in `versions.summary`.
-    pub fn to_json(&self) -> String {
-        // A struct of strings and a list of strings always serializes.
-        serde_json::to_string(self).unwrap_or_else(|_| "{}".to_string())
-    }
-}
-
 /// A row to insert on publish.
 #[derive(Debug, Insertable)]
 #[diesel(table_name = versions)]
@@ -202,88 +162,22 @@ pub struct NewContent<'a> {
     pub readme_html: Option<&'a str>,
 }
 
-/// The uniqueness key of a version: without build metadata, so `1.0.0+a`
-/// and `1.0.0+b` are the same version (as on crates.io).
-pub fn version_key(v: &semver::Version) -> String {
-    let mut v = v.clone();
-    v.build = semver::BuildMetadata::EMPTY;
-    v.to_string()
-}
-
-/// A string whose byte order is the SemVer precedence of `v` (build
-/// metadata ignored, like [`version_key`]), stored as `versions.version_order`
-/// so the newest versions of a tool come from an index in order.
-///
-/// Major, minor and patch are zero-padded to the 20 digits of a `u64`. A
-/// release ends in `~`, which sorts after the `-` that starts a
-/// pre-release, so `1.0.0` > `1.0.0-rc.1`. Each pre-release identifier is
-/// `0` + its length (4 digits) + its digits when numeric, so numbers compare
-/// by value and below words, or `1` + the word; they are joined by `!`,
-/// which sorts below every character an identifier may hold, so a shorter
-/// list of otherwise equal identifiers comes first, as SemVer orders them.
-pub fn precedence_key(v: &semver::Version) -> String {
-    let mut key = format!("{:020}.{:020}.{:020}", v.major, v.minor, v.patch);
-    if v.pre.is_empty() {
-        key.push('~');
-        return key;
-    }
-    key.push('-');
-    for (i, id) in v.pre.as_str().split('.').enumerate() {
-        if i > 0 {
-            key.push('!');
-        }
-        if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) {
-            key.push_str(&format!("0{:04}{id}", id.len()));
-        } else {
-            key.push('1');
-            key.push_str(id);
-        }
-    }
-    key
-}
-
-/// The stored order key of a version string: [`precedence_key`], or for a
-/// string that is not SemVer (publish refuses those) `!` and the string, which
-/// sorts below every real version and is never empty (empty marks a row to
-/// fill in).
-pub fn order_key(version: &str) -> String {
-    match semver::Version::parse(version) {
-        Ok(v) => precedence_key(&v),
-        Err(_) => format!("!{version}"),
-    }
-}
-
-/// Fill in `version_order` for up to `limit` versions published before the
-/// column existed, and say how many were filled (0 when none are left).
-/// Call inside a write transaction until it returns 0.
-pub fn fill_order(conn: &mut DbConnection, limit: i64) -> AppResult<usize> {
-    let rows: Vec<(i64, String)> = versions::table
-        .filter(versions::version_order.eq(""))
-        .order(versions::id.asc())
-        .limit(limit)
-        .select((versions::id, versions::version))
-        .load(conn)?;
-    for (id, version) in &rows {
-        diesel::update(versions::table.find(id))
-            .set(versions::version_order.eq(order_key(version)))
-            .execute(conn)?;
-    }
-    Ok(rows.len())
-}
-
 impl VersionRow {
-    /// The provenance JSON of version `id` (trusted publishing), if any.
-    pub fn provenance(conn: &mut DbConnection, id: i64) -> AppResult<Option<String>> {
-        Ok(versions::table
+    /// The provenance of version `id` (the CI run that published it
+    /// through trusted publishing), if any.
+    pub fn provenance(conn: &mut DbConnection, id: i64) -> AppResult<Option<Provenance>> {
+        let stored: Option<String> = versions::table
             .find(id)
             .select(versions::provenance)
-            .first::<Option<String>>(conn)?)
-    }
-
-    /// The quarantine's reason while the version is quarantined.
-    pub fn quarantine(&self) -> Option<String> {
-        self.quarantined
-            .then(|| self.quarantine_reason.clone().unwrap_or_default())
+            .first(conn)?;
+        stored
+            .map(|p| serde_json::from_str(&p))
+            .transpose()
+            .map_err(|e| {
+                crate::error::internal(format!(
+                    "stored provenance of version {id} does not parse: {e}"
+                ))
+            })
     }
 
     /// How many versions `tool_id` has (yanked and blocked ones too).
@@ -395,58 +289,6 @@ impl VersionRow {
     }
 }
 
-/// Fill in the definition fingerprint of up to `limit` versions with an id
-/// above `after` that have none (published before fingerprints were
-/// stored), computed from each version's stored canonical manifest exactly
-/// as publish computes it; returns the last id looked at (`None` when there
-/// were none left). Call inside a write transaction, with `after` the id
-/// returned, until `None`. Only rows whose column is NULL are read, so a
-/// second run finds nothing to do. A manifest that no longer reads is left
-/// NULL and logged (the version is still served; it shows no fingerprint).
-pub fn fill_fingerprints(
-    conn: &mut DbConnection,
-    after: i64,
-    limit: i64,
-) -> AppResult<Option<(i64, usize)>> {
-    let rows: Vec<(i64, String, String)> = crate::on_backend!(conn, |c| versions::table
-        .inner_join(version_contents::table)
-        .filter(versions::definition_sha256.is_null())
-        .filter(versions::id.gt(after))
-        .order(versions::id.asc())
-        .limit(limit)
-        .select((
-            versions::id,
-            version_contents::manifest,
-            version_contents::definition,
-        ))
-        .load(c))?;
-    let Some(last) = rows.last().map(|r| r.0) else {
-        return Ok(None);
-    };
-    let mut filled = 0;
-    for (id, manifest, definition) in rows {
-        let mut tool: toolreg_core::Tool = match serde_json::from_str(&manifest) {
-            Ok(t) => t,
-            Err(e) => {
-                tracing::warn!(version_id = id, error = %e,
-                    "the stored manifest does not read: its definition fingerprint is left unset");
-                continue;
-            }
-        };
-        tool.original = definition.into_bytes();
-        let fingerprint = toolreg_core::fingerprint::of_tool(&tool);
-        diesel::update(
-            versions::table
-                .find(id)
-                .filter(versions::definition_sha256.is_null()),
-        )
-        .set(versions::definition_sha256.eq(&fingerprint))
-        .execute(conn)?;
-        filled += 1;
-    }
-    Ok(Some((last, filled)))
-}
-
 /// A version as the transparency log records it.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable)]
 pub struct VersionRecord {
@@ -490,8 +332,9 @@ impl VersionRecord {
 }
 
 /// The newest `limit` versions of a tool from offset `offset`, by SemVer
-/// precedence, each with its publisher's login and its manifest summary: an
-/// index range scan, whatever the tool's number of versions.
+/// precedence, each with its publisher's login and its manifest summary
+/// (`versions.summary`): an index range scan, whatever the tool's number of
+/// versions.
 pub fn newest(
     conn: &mut DbConnection,
     tool_id: i64,
@@ -506,33 +349,6 @@ pub fn newest(
         .limit(limit)
         .select((VersionSummary::as_select(), users::login, versions::summary))
         .load(c))?)
-}
-
-/// The version a tool is shown under, as [`latest`] chooses it, with its
-/// manifest summary, found by the order index: the newest live version, else
-/// the newest of all.
-pub fn latest_of_tool(
-    conn: &mut DbConnection,
-    tool_id: i64,
-) -> AppResult<Option<(VersionSummary, String)>> {
-    let live = crate::on_backend!(conn, |c| versions::table
-        .filter(versions::tool_id.eq(tool_id))
-        .filter(versions::yanked.eq(false))
-        .filter(versions::blocked.eq(false))
-        .filter(versions::quarantined.eq(false))
-        .order((versions::version_order.desc(), versions::id.desc()))
-        .select((VersionSummary::as_select(), versions::summary))
-        .first(c)
-        .optional())?;
-    if live.is_some() {
-        return Ok(live);
-    }
-    Ok(crate::on_backend!(conn, |c| versions::table
-        .filter(versions::tool_id.eq(tool_id))
-        .order((versions::version_order.desc(), versions::id.desc()))
-        .select((VersionSummary::as_select(), versions::summary))
-        .first(c)
-        .optional())?)
 }
 
 /// Every version of a tool with its publisher's login, sorted by SemVer, newest first.
@@ -556,82 +372,5 @@ pub fn semver_desc(a: &str, b: &str) -> std::cmp::Ordering {
         (Ok(_), Err(_)) => std::cmp::Ordering::Less,
         (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
         (Err(_), Err(_)) => b.cmp(a),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{order_key, precedence_key};
-
-    /// Every pair of `versions` orders the same by key as by SemVer.
-    fn assert_same_order(versions: &[&str]) {
-        for a in versions {
-            for b in versions {
-                let (va, vb) = (
-                    semver::Version::parse(a).expect("semver"),
-                    semver::Version::parse(b).expect("semver"),
-                );
-                let by_semver = va.cmp_precedence(&vb);
-                let by_key = precedence_key(&va).cmp(&precedence_key(&vb));
-                assert_eq!(by_key, by_semver, "{a} vs {b}");
-            }
-        }
-    }
-
-    #[test]
-    fn keys_sort_like_the_semver_spec_example() {
-        // The precedence example of the SemVer 2.0.0 specification, in order.
-        let spec = [
-            "1.0.0-alpha",
-            "1.0.0-alpha.1",
-            "1.0.0-alpha.beta",
-            "1.0.0-beta",
-            "1.0.0-beta.2",
-            "1.0.0-beta.11",
-            "1.0.0-rc.1",
-            "1.0.0",
-        ];
-        let keys: Vec<String> = spec.iter().map(|v| order_key(v)).collect();
-        let mut sorted = keys.clone();
-        sorted.sort();
-        assert_eq!(keys, sorted);
-        assert_same_order(&spec);
-    }
-
-    #[test]
-    fn keys_sort_like_semver_across_edge_cases() {
-        assert_same_order(&[
-            "0.0.0",
-            "0.0.1",
-            "0.1.0",
-            "0.9.0",
-            "0.10.0",
-            "1.0.0-0",
-            "1.0.0-1",
-            "1.0.0-9",
-            "1.0.0-10",
-            "1.0.0-a",
-            "1.0.0-a-b",
-            "1.0.0-a.0",
-            "1.0.0-a.b",
-            "1.0.0-A",
-            "1.0.0-Z.9",
-            "1.0.0-z",
-            "1.0.0-zz",
-            "1.0.0-99999999999999999999",
-            "1.0.0-100000000000000000000",
-            "1.0.0+build.1",
-            "1.0.1-rc.1",
-            "2.0.0",
-            "10.0.0",
-            "18446744073709551615.0.0",
-        ]);
-    }
-
-    #[test]
-    fn build_metadata_is_ignored_and_bad_strings_sort_first() {
-        assert_eq!(order_key("1.0.0+a"), order_key("1.0.0+b"));
-        assert!(order_key("not-semver") < order_key("0.0.0-0"));
-        assert!(!order_key("").is_empty());
     }
 }

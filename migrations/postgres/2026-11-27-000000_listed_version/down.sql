@@ -1,0 +1,1 @@
+ALTER TABLE tool_summaries DROP COLUMN listed_version_id;
