@@ -30,7 +30,7 @@ use std::path::{Component, Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use toolreg_core::bundle::{self, Limits};
 use toolreg_core::digest::sha256_hex;
-use toolreg_core::{fingerprint, Tool, ToolFiles};
+use toolreg_core::{fingerprint, Finding, Tool, ToolFiles};
 
 use crate::client::Download;
 use crate::error::{Error, Result};
@@ -151,9 +151,13 @@ impl std::fmt::Display for Drift {
 pub enum State {
     /// No directory, no marker, or a marker for another bundle.
     NotInstalled,
-    /// Every file as unpacked and the definition as pinned: the loaded tool
-    /// and its fingerprint.
-    Intact { tool: Box<Tool>, definition: String },
+    /// Every file as unpacked and the definition as pinned: the loaded tool,
+    /// its fingerprint, and what the definition lint finds in it now.
+    Intact {
+        tool: Box<Tool>,
+        definition: String,
+        findings: Vec<Finding>,
+    },
     /// Installed, but changed since: every difference, files first (in path order).
     Drifted(Vec<Drift>),
 }
@@ -253,6 +257,7 @@ pub fn check(root: &Path, tool: &LockedTool) -> Result<State> {
                 return Ok(State::Intact {
                     tool: Box::new(loaded.tool),
                     definition,
+                    findings: loaded.findings,
                 });
             }
         }
@@ -617,6 +622,7 @@ mod tests {
         let State::Intact {
             tool: t,
             definition,
+            ..
         } = check(project.path(), &tool).unwrap()
         else {
             panic!("not intact")

@@ -251,7 +251,9 @@ fn pins(states: &[(LockedTool, State)]) -> Vec<Pin> {
     states
         .iter()
         .filter_map(|(t, s)| match s {
-            State::Intact { tool, definition } => Some(pin(t, tool, definition)),
+            State::Intact {
+                tool, definition, ..
+            } => Some(pin(t, tool, definition)),
             _ => None,
         })
         .collect()
