@@ -9,6 +9,8 @@
 //! test process with `cargo build -p toolreg -p toolreg-server --bins`, so a
 //! plain `cargo test --workspace` works without a separate build step.
 
+pub mod mcp;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
