@@ -144,6 +144,10 @@ const SCRUBBED: &[&str] = &[
     "ACTIONS_ID_TOKEN_REQUEST_URL",
     "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
     "GITHUB_ACTIONS",
+    // `toolreg link` writes where these point (Codex's and Copilot CLI's
+    // config homes): a test's files go under its own $HOME.
+    "CODEX_HOME",
+    "COPILOT_HOME",
 ];
 
 /// The real `toolreg-server` on the data directory `data` with `services`.
