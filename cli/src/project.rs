@@ -312,30 +312,6 @@ impl Project {
         }))
     }
 
-    /// `[runtime]`: the interpreters `toolreg mcp serve` may run tool code
-    /// with, as `(node|deno|python, program)` in file order.
-    pub fn runtime_table(&self) -> Result<Vec<(String, String)>> {
-        let Some(item) = self.doc.get("runtime") else {
-            return Ok(Vec::new());
-        };
-        let table = item
-            .as_table_like()
-            .ok_or_else(|| self.err("`runtime` must be a table like `node = \"/usr/bin/node\"`"))?;
-        let mut out = Vec::new();
-        for (key, value) in table.iter() {
-            if !matches!(key, "node" | "deno" | "python") {
-                return Err(self.err(format!(
-                    "`runtime.{key}` is not a runtime toolreg knows (node, deno, python)"
-                )));
-            }
-            let program = value.as_str().ok_or_else(|| {
-                self.err(format!("`runtime.{key}` must be a program name or path"))
-            })?;
-            out.push((key.to_string(), program.to_string()));
-        }
-        Ok(out)
-    }
-
     /// `toolreg.toml:LINE`, for messages.
     fn location(&self, lineno: usize) -> String {
         format!(

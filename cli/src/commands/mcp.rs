@@ -166,22 +166,43 @@ fn settings(root: &Path, log: Log) -> Result<Settings> {
     })
 }
 
-/// `[runtime] node = "…"`, `deno = "…"`, `python = "…"`, each resolved to
-/// an executable now, so a wrong one is refused before serving.
+/// `[runtime] node = "…"`, `deno = "…"`, `python = "…"` in toolreg.toml:
+/// the interpreters tool code may run with, each resolved to an executable
+/// now, so a wrong one is refused before serving.
 fn runtimes(project: &Project, root: &Path) -> Result<Runtimes> {
-    let table = project.runtime_table()?;
+    let err = |message: String| Error::Project {
+        path: project.path().display().to_string(),
+        message,
+    };
+    let text = std::fs::read_to_string(project.path())
+        .map_err(|e| Error::io("could not read", project.path(), e))?;
+    let doc: toml::Table =
+        toml::from_str(&text).map_err(|e| err(format!("not valid TOML: {}", e.message())))?;
+    let Some(section) = doc.get("runtime") else {
+        return Ok(Runtimes::default());
+    };
+    let table = section
+        .as_table()
+        .ok_or_else(|| err("`runtime` must be a table like `node = \"/usr/bin/node\"`".into()))?;
     let mut out = Runtimes::default();
     for (key, value) in table {
-        let found = resolve_program(&value, root).ok_or_else(|| Error::Project {
-            path: project.path().display().to_string(),
-            message: format!("[runtime] {key} = \"{value}\": no such executable (give a path, or a program on PATH)"),
+        let slot = match key.as_str() {
+            "node" => &mut out.node,
+            "deno" => &mut out.deno,
+            "python" => &mut out.python,
+            _ => {
+                return Err(err(format!(
+                    "`runtime.{key}` is not a runtime toolreg knows (node, deno, python)"
+                )))
+            }
+        };
+        let program = value
+            .as_str()
+            .ok_or_else(|| err(format!("`runtime.{key}` must be a program name or path")))?;
+        let found = resolve_program(program, root).ok_or_else(|| {
+            err(format!("[runtime] {key} = \"{program}\": no such executable (give a path, or a program on PATH)"))
         })?;
-        match key.as_str() {
-            "node" => out.node = Some(found),
-            "deno" => out.deno = Some(found),
-            "python" => out.python = Some(found),
-            _ => {}
-        }
+        *slot = Some(found);
     }
     Ok(out)
 }
