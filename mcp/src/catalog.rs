@@ -290,3 +290,81 @@ fn as_sdk_tool(export: &Value, protocol: McpProtocol) -> std::result::Result<Mcp
     }
     Ok(tool)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toolreg_core::ToolFiles;
+
+    fn mcp_tool(json: &str) -> Tool {
+        let mut files = ToolFiles::new();
+        files.insert("tool.json", json.to_string());
+        files.insert(
+            "toolreg.toml",
+            "[tool]\nname = \"some-tool\"\nversion = \"1.0.0\"\n",
+        );
+        toolreg_core::load(&files).unwrap().tool
+    }
+
+    fn pin(name: &str, tool: Tool) -> Pin {
+        Pin {
+            name: name.into(),
+            version: "1.0.0".into(),
+            dir: std::env::temp_dir(),
+            tool,
+        }
+    }
+
+    const WEATHER: &str = r#"{"name": "get_weather", "description": "Weather for a city",
+        "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}"#;
+
+    #[test]
+    fn two_pins_under_one_call_name_are_refused_naming_both() {
+        let err = Catalog::new(
+            vec![pin("a", mcp_tool(WEATHER)), pin("b", mcp_tool(WEATHER))],
+            Settings::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("a 1.0.0 and b 1.0.0 both export the tool `get_weather`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_listing_is_the_export_for_each_protocol_in_pin_order() {
+        let other = WEATHER.replace("get_weather", "get_time");
+        let catalog = Catalog::new(
+            vec![pin("w", mcp_tool(WEATHER)), pin("t", mcp_tool(&other))],
+            Settings::default(),
+        )
+        .unwrap();
+        for protocol in McpProtocol::ALL {
+            let listed = catalog.tools(protocol);
+            let names: Vec<&str> = listed.iter().map(|t| t.name.as_ref()).collect();
+            assert_eq!(names, ["get_weather", "get_time"]);
+            let tool = &catalog.entries()[0].tool;
+            assert_eq!(
+                fingerprint::of_mcp(&serde_json::to_value(&listed[0]).unwrap()),
+                fingerprint::of_mcp(&to_mcp_for(tool, protocol).value)
+            );
+        }
+        assert_eq!(
+            catalog.entries()[0].fingerprint(),
+            fingerprint::of_tool(&catalog.entries()[0].tool)
+        );
+    }
+
+    #[test]
+    fn an_export_the_sdk_type_would_change_is_refused() {
+        let with_icon = WEATHER.replace(
+            "\"description\"",
+            "\"icons\": [{\"src\": \"https://example.com/i.png\", \"shape\": \"round\"}], \"description\"",
+        );
+        let err = Catalog::new(vec![pin("w", mcp_tool(&with_icon))], Settings::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("w 1.0.0") && err.contains("/icons"), "{err}");
+    }
+}

@@ -693,6 +693,18 @@ fn serve_refuses_to_start_on_drift_duplicates_or_policy_naming_the_pin_and_the_f
     p.user
         .run(&p.agent, &["mcp", "serve", "--tools", "hang"])
         .fails_with(&["hang 1.0.0", "`command`", "toolreg.toml:"]);
+
+    // a runtime that is not there
+    let mut text = std::fs::read_to_string(&toml_path).unwrap();
+    text.push_str("\n[runtime]\nnode = \"/nonexistent/node\"\n");
+    std::fs::write(&toml_path, text).unwrap();
+    p.user
+        .run(&p.agent, &["mcp", "serve", "--tools", "echo-issue"])
+        .fails_with(&[
+            "toolreg.toml",
+            "[runtime] node = \"/nonexistent/node\"",
+            "no such executable",
+        ]);
 }
 
 #[test]

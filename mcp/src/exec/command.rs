@@ -168,3 +168,49 @@ pub(super) fn finish(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toolreg_core::ToolFiles;
+
+    fn command_tool(execution: &str) -> Tool {
+        let mut files = ToolFiles::new();
+        files.insert(
+            "definition.yaml",
+            format!("name: run_it\nversion: '1.0.0'\ndescription: Run it.\nparameters:\n  prog:\n    type: string\n    required: true\n    description: A value.\nexecution:\n{execution}"),
+        );
+        toolreg_core::load(&files).unwrap().tool
+    }
+
+    #[test]
+    fn a_shell_or_a_caller_chosen_program_is_not_served() {
+        let dir = Path::new("/tmp");
+        let err = CommandPlan::new(
+            &command_tool(
+                "  type: command\n  command: 'sh'\n  args: ['-c', '{prog}']\n  shell: true\n",
+            ),
+            dir,
+        )
+        .unwrap_err();
+        assert!(err.contains("shell: true"), "{err}");
+        let err = CommandPlan::new(&command_tool("  type: command\n  command: '{prog}'\n"), dir)
+            .unwrap_err();
+        assert!(err.contains("the caller would choose the program"), "{err}");
+        let err = CommandPlan::new(
+            &command_tool("  type: command\n  command: 'ls'\n  args: ['{prog}']\n  cwd: '../up'\n"),
+            dir,
+        )
+        .unwrap_err();
+        assert!(err.contains("execution.cwd"), "{err}");
+        let ok = CommandPlan::new(
+            &command_tool(
+                "  type: command\n  command: 'echo'\n  args: ['{prog}']\n  timeout: 250\n",
+            ),
+            dir,
+        )
+        .unwrap();
+        assert_eq!(ok.timeout, Duration::from_millis(250));
+        assert_eq!(ok.cwd, dir);
+    }
+}

@@ -478,3 +478,44 @@ async fn read_capped(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_that_let_a_value_choose_the_host_or_scheme_are_not_served() {
+        assert!(check_template("https://api.example.com/repos/{owner}/{repo}").is_ok());
+        for (url, why) in [
+            ("https://{tenant}.example.com/x", "in its scheme or host"),
+            ("{BASE_URL}/x", "not an absolute"),
+            ("http://example.com:{port}/x", "in its scheme or host"),
+            ("file:///etc/{name}", "only http and https"),
+            ("ftp://example.com/{name}", "only http and https"),
+        ] {
+            let err = check_template(url).unwrap_err();
+            assert!(err.contains(why), "{url}: {err}");
+        }
+        let (origin, segments, query) =
+            check_template("https://h.example:8443/a/{b}/c?x=1").unwrap();
+        assert_eq!(
+            origin,
+            ("https".into(), Some("h.example".into()), Some(8443))
+        );
+        assert_eq!((segments, query), (3, true));
+    }
+
+    #[test]
+    fn header_values_with_line_breaks_are_refused() {
+        assert!(header_value("X-Note", "fine value").is_ok());
+        for bad in ["a\r\nX-Evil: 1", "a\nb", "a\rb"] {
+            let err = header_value("X-Note", bad).unwrap_err();
+            assert!(
+                err.message.contains("X-Note") && err.message.contains("line break"),
+                "{err:?}"
+            );
+            assert_eq!(err.outcome, "error: line break in a header");
+        }
+        assert!(header_value("X-Note", "nul\0byte").is_err());
+    }
+}
