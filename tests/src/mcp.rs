@@ -138,7 +138,8 @@ impl Received {
 }
 
 /// A local HTTP/1.1 server that records every request and answers by path:
-/// `/big` with 11 MiB, `/missing` with 404, anything else with a JSON issue.
+/// `/big` with 11 MiB, `/missing` with 404, `/loop` with a redirect to
+/// itself, anything else with a JSON issue.
 pub struct Upstream {
     pub url: String,
     pub port: u16,
@@ -205,6 +206,7 @@ fn serve_one(stream: TcpStream, log: &Mutex<Vec<Received>>) {
     });
     let (status, ctype, answer): (&str, &str, Vec<u8>) = match path.as_str() {
         "/big" => ("200 OK", "text/plain", vec![b'x'; 11 * 1024 * 1024]),
+        "/loop" => ("302 Found\r\nLocation: /loop", "text/plain", Vec::new()),
         "/missing" => (
             "404 Not Found",
             "text/plain",

@@ -109,6 +109,7 @@ execution:
         "/missing",
         "Fetch a page that is not there.",
     );
+    let looping = get("loop_answer", "/loop", "Fetch a page that moved to itself.");
     let print = root.join("print-args");
     matimo(
         &print,
@@ -174,6 +175,12 @@ output_schema:
         &double.join("double.js"),
         "export default async function (params) {\n  console.log('noise on stdout goes to stderr');\n  return { doubled: params.n * 2 };\n}\n",
     );
+    let shinkai = root.join("arxiv-search");
+    copy_dir(&corpus_tool("shinkai/arxiv-search"), &shinkai);
+    write(
+        &shinkai.join("tool.py"),
+        "class CONFIG:\n    pass\n\nclass INPUTS:\n    query: str\n    max_results: int = 10\n\nclass OUTPUT:\n    papers: list\n    total_results: int\n\nasync def run(c: CONFIG, p: INPUTS) -> OUTPUT:\n    print('searching', p.query)\n    out = OUTPUT()\n    out.papers = [{'id': '2401.00001', 'title': p.query.upper(), 'authors': [], 'categories': []}]\n    out.total_results = p.max_results\n    return out\n",
+    );
     let prompt = root.join("summarize-text");
     copy_dir(&corpus_tool("prompt/summarize-text"), &prompt);
     let schema = root.join("create-issue");
@@ -183,6 +190,8 @@ output_schema:
         ("echo-issue", echo),
         ("big-answer", big),
         ("missing-answer", missing),
+        ("loop-answer", looping),
+        ("arxiv-search", shinkai),
         ("print-args", print),
         ("hang", hang),
         ("double", double),
@@ -529,13 +538,21 @@ fn each_kind_runs_as_its_definition_says_and_bad_arguments_run_nothing() {
     // with [policy] allow and [runtime], the function runs under node
     let toml_path = p.agent.join("toolreg.toml");
     let mut text = std::fs::read_to_string(&toml_path).unwrap();
-    text.push_str("\n[policy]\nallow = [\"http\", \"command\", \"prompt\", \"schema\", \"function\"]\n\n[runtime]\nnode = \"node\"\n");
+    text.push_str("\n[policy]\nallow = [\"http\", \"command\", \"prompt\", \"schema\", \"function\"]\n\n[runtime]\nnode = \"node\"\npython = \"python3\"\n");
     std::fs::write(&toml_path, text).unwrap();
     let code = p.python(
         &sdk,
         "discover",
-        json!({"steps": [{"op": "call", "name": "double", "args": {"n": 21}}]}),
+        json!({"steps": [
+            {"op": "call", "name": "double", "args": {"n": 21}},
+            {"op": "call", "name": "arxiv-search", "args": {"query": "llm"}},
+        ]}),
     );
+    // Shinkai tool.py under python: run(CONFIG, INPUTS), the class default kept
+    let papers = code.step(1);
+    assert!(!is_error(papers), "{papers}\n{}", code.stderr);
+    assert_eq!(papers["structuredContent"]["total_results"], 10);
+    assert_eq!(papers["structuredContent"]["papers"][0]["title"], "LLM");
     let doubled = code.step(0);
     assert!(!is_error(doubled), "{doubled}\n{}", code.stderr);
     // the tool's console output did not reach the answer (nor the protocol)
@@ -561,6 +578,7 @@ fn hostile_arguments_change_nothing_they_should_not() {
             {"op": "call", "name": "echo_issue", "args": {"owner": "o", "repo": "r", "title": "t", "note": "x\r\nX-Evil: 1"}},
             {"op": "call", "name": "print_args", "args": {"first": "-n --version", "second": "; rm -rf /"}},
             {"op": "call", "name": "big_answer", "args": {}},
+            {"op": "call", "name": "loop_answer", "args": {}},
         ]}),
     );
     let targets: Vec<String> = p
@@ -605,9 +623,17 @@ fn hostile_arguments_change_nothing_they_should_not() {
         "{}",
         run.step(8)
     );
-    // `..`, the CR/LF header: never sent; big_answer was asked once
-    assert_eq!(targets.len(), 6, "{targets:?}");
+    // redirects are followed at most 5 times
+    assert!(is_error(run.step(9)));
+    assert!(
+        text_of(run.step(9)).contains("more than 5 redirects"),
+        "{}",
+        run.step(9)
+    );
+    // `..`, the CR/LF header: never sent; big_answer was asked once, the loop 6 times
+    assert_eq!(targets.len(), 12, "{targets:?}");
     assert_eq!(targets[5], "/big");
+    assert!(targets[6..].iter().all(|t| t == "/loop"), "{targets:?}");
 }
 
 #[test]

@@ -56,7 +56,7 @@ const URL_VALUE: &AsciiSet = &NON_ALPHANUMERIC
 /// reused): limited redirects, http(s) only.
 pub fn client() -> reqwest::Client {
     let policy = reqwest::redirect::Policy::custom(|attempt| {
-        if attempt.previous().len() >= MAX_REDIRECTS {
+        if attempt.previous().len() > MAX_REDIRECTS {
             attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
         } else if !matches!(attempt.url().scheme(), "http" | "https") {
             attempt.error("a redirect to a scheme other than http or https")
@@ -212,7 +212,7 @@ impl HttpPlan {
                 )
             } else {
                 Refusal::new(
-                    format!("the request failed: {}", e.without_url()),
+                    format!("the request failed: {}", describe(e)),
                     "error: request failed",
                 )
             }
@@ -433,6 +433,20 @@ fn auth_of(tool: &Tool) -> Auth {
     Auth::None
 }
 
+/// A request error and its causes, without the URL (which can hold a
+/// credential from the environment).
+fn describe(e: reqwest::Error) -> String {
+    let e = e.without_url();
+    let mut text = e.to_string();
+    let mut cause = std::error::Error::source(&e);
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
+}
+
 /// The response body, refused past [`BODY_CAP`].
 async fn read_capped(
     mut response: reqwest::Response,
@@ -471,7 +485,7 @@ async fn read_capped(
             }
             Err(e) => {
                 return Err(Refusal::new(
-                    format!("reading the response failed: {}", e.without_url()),
+                    format!("reading the response failed: {}", describe(e)),
                     "error: request failed",
                 ))
             }
@@ -503,6 +517,87 @@ mod tests {
             ("https".into(), Some("h.example".into()), Some(8443))
         );
         assert_eq!((segments, query), (3, true));
+    }
+
+    fn plan(auth: &str, headers: &str) -> HttpPlan {
+        let mut files = toolreg_core::ToolFiles::new();
+        files.insert(
+            "definition.yaml",
+            format!("name: get_it\nversion: '1.0.0'\ndescription: Get it.\nparameters:\n  q:\n    type: string\n    required: false\n    description: Unused.\nexecution:\n  type: http\n  method: GET\n  url: 'https://api.example.com/x'\n{headers}authentication:\n{auth}"),
+        );
+        HttpPlan::new(&toolreg_core::load(&files).unwrap().tool, client()).unwrap()
+    }
+
+    fn credentials(plan: &HttpPlan) -> Result<(HeaderMap, Url), Refusal> {
+        let env: std::sync::Arc<super::super::EnvLookup> = std::sync::Arc::new(|n: &str| match n {
+            "API_KEY" => Some("k3y".to_string()),
+            "USER_NAME" => Some("ada".to_string()),
+            "USER_PASS" => Some("pw".to_string()),
+            _ => None,
+        });
+        let args = serde_json::Map::new();
+        let output = super::super::Output::default();
+        let call = Call {
+            args: &args,
+            params: &[],
+            protocol: toolreg_core::export::McpProtocol::LATEST,
+            output: &output,
+            env: &env,
+        };
+        let mut headers = HeaderMap::new();
+        let mut url = Url::parse("https://api.example.com/x").unwrap();
+        plan.apply_auth(&call, &mut headers, &mut url)?;
+        Ok((headers, url))
+    }
+
+    #[test]
+    fn credentials_come_from_the_environment_the_authentication_block_names() {
+        let (h, _) = credentials(&plan("  type: bearer\n  secret_env_var: API_KEY\n", "")).unwrap();
+        assert_eq!(h["authorization"], "Bearer k3y");
+        let (h, _) = credentials(&plan(
+            "  type: api_key\n  location: header\n  name: X-Api-Key\n  notes:\n    env: API_KEY\n",
+            "",
+        ))
+        .unwrap();
+        assert_eq!(h["x-api-key"], "k3y");
+        let (_, url) = credentials(&plan(
+            "  type: api_key\n  location: query\n  name: key\n  secret_env_var: API_KEY\n",
+            "",
+        ))
+        .unwrap();
+        assert_eq!(url.query(), Some("key=k3y"));
+        let (h, _) = credentials(&plan(
+            "  type: basic\n  username_env: USER_NAME\n  password_env: USER_PASS\n",
+            "",
+        ))
+        .unwrap();
+        assert_eq!(h["authorization"], "Basic YWRhOnB3");
+        let err =
+            credentials(&plan("  type: bearer\n  secret_env_var: MISSING_KEY\n", "")).unwrap_err();
+        assert!(err.message.contains("MISSING_KEY is not set"), "{err:?}");
+        // a header the definition sets itself is left to it (filled per call)
+        let own = plan(
+            "  type: bearer\n  secret_env_var: MISSING_KEY\n",
+            "  headers:\n    Authorization: 'Bearer {API_KEY}'\n",
+        );
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            AUTHORIZATION,
+            HeaderValue::from_static("Bearer from-definition"),
+        );
+        let env: std::sync::Arc<super::super::EnvLookup> = std::sync::Arc::new(|_: &str| None);
+        let args = serde_json::Map::new();
+        let output = super::super::Output::default();
+        let call = Call {
+            args: &args,
+            params: &[],
+            protocol: toolreg_core::export::McpProtocol::LATEST,
+            output: &output,
+            env: &env,
+        };
+        let mut url = Url::parse("https://api.example.com/x").unwrap();
+        own.apply_auth(&call, &mut headers, &mut url).unwrap();
+        assert_eq!(headers[AUTHORIZATION], "Bearer from-definition");
     }
 
     #[test]
