@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use crate::workspace_root;
+use crate::{workspace_root, Server, User};
 
 /// The MCP client SDKs: the venv's python (MCP Python SDK) and the node
 /// folder holding the TypeScript SDK.
@@ -225,6 +225,63 @@ fn serve_one(stream: TcpStream, log: &Mutex<Vec<Received>>) {
     );
     let _ = stream.write_all(head.as_bytes());
     let _ = stream.write_all(&answer);
+}
+
+/// A registry with a trusted publisher logged in (`alice`), and an agent
+/// project (`agent/`) whose toolreg.toml names that registry.
+pub struct Workspace {
+    server: Option<Server>,
+    pub user: User,
+    pub work: tempfile::TempDir,
+    pub agent: PathBuf,
+}
+
+impl Workspace {
+    pub fn start() -> Workspace {
+        let server = Server::start();
+        let token = server.create_user("alice", "trusted");
+        let user = User::new();
+        let work = tempfile::tempdir().unwrap();
+        user.run_with_stdin(
+            work.path(),
+            &["login", "--registry", &server.url],
+            &format!("{token}\n"),
+        )
+        .ok();
+        let agent = work.path().join("agent");
+        write(
+            &agent.join("toolreg.toml"),
+            &format!("[registry]\nurl = \"{}\"\n\n[tools]\n", server.url),
+        );
+        Workspace {
+            server: Some(server),
+            user,
+            work,
+            agent,
+        }
+    }
+
+    /// The directory tool directories are written in.
+    pub fn root(&self) -> &Path {
+        self.work.path()
+    }
+
+    /// Publish the tool directory `dir` and pin it as `name`, accepting
+    /// whatever the lint flags on it.
+    pub fn publish_and_add(&self, name: &str, dir: &Path) {
+        self.user
+            .run(self.root(), &["publish", dir.to_str().unwrap()])
+            .ok();
+        self.user
+            .run(&self.agent, &["add", name, "--accept-findings"])
+            .ok();
+    }
+
+    /// `toolreg install`, then the registry goes: nothing after may need it.
+    pub fn install_and_stop_registry(&mut self) {
+        self.user.run(&self.agent, &["install"]).ok();
+        self.server = None;
+    }
 }
 
 /// Write a file (and its directories).

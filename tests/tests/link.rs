@@ -10,51 +10,22 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use toolreg_e2e::mcp::write;
-use toolreg_e2e::{bin, copy_dir, corpus_tool, write_tool_manifest, Server, User};
-
-struct Project {
-    user: User,
-    _work: tempfile::TempDir,
-    agent: PathBuf,
-}
+use toolreg_e2e::mcp::{write, Workspace};
+use toolreg_e2e::{bin, copy_dir, corpus_tool, write_tool_manifest};
 
 /// A project pinning a prompt tool and a schema tool, installed.
-fn project() -> Project {
-    let server = Server::start();
-    let token = server.create_user("alice", "trusted");
-    let user = User::new();
-    let work = tempfile::tempdir().unwrap();
-    let root = work.path();
-    user.run_with_stdin(
-        root,
-        &["login", "--registry", &server.url],
-        &format!("{token}\n"),
-    )
-    .ok();
-    let prompt = root.join("summarize-text");
+fn project() -> Workspace {
+    let mut ws = Workspace::start();
+    let prompt = ws.root().join("summarize-text");
     copy_dir(&corpus_tool("prompt/summarize-text"), &prompt);
-    let schema = root.join("create-issue");
+    let schema = ws.root().join("create-issue");
     copy_dir(&corpus_tool("mcp/github-create_issue"), &schema);
     write_tool_manifest(&schema, "github-create-issue", "1.0.0");
-    let agent = root.join("agent");
-    write(
-        &agent.join("toolreg.toml"),
-        &format!("[registry]\nurl = \"{}\"\n\n[tools]\n", server.url),
-    );
-    for (name, dir) in [
-        ("summarize-text", &prompt),
-        ("github-create-issue", &schema),
-    ] {
-        user.run(root, &["publish", dir.to_str().unwrap()]).ok();
-        user.run(&agent, &["add", name]).ok();
-    }
-    user.run(&agent, &["install"]).ok();
-    Project {
-        agent: agent.canonicalize().unwrap(),
-        user,
-        _work: work,
-    }
+    ws.publish_and_add("summarize-text", &prompt);
+    ws.publish_and_add("github-create-issue", &schema);
+    ws.install_and_stop_registry();
+    ws.agent = ws.agent.canonicalize().unwrap();
+    ws
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -203,7 +174,7 @@ fn at<'a>(doc: &'a Value, path: &[&str]) -> &'a Value {
     path.iter().fold(doc, |v, k| &v[*k])
 }
 
-fn path_of(p: &Project, file: &str) -> PathBuf {
+fn path_of(p: &Workspace, file: &str) -> PathBuf {
     match file.strip_prefix("~/") {
         Some(rel) => p.user.home.path().join(rel),
         None => p.agent.join(file),

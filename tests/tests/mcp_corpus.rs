@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 use toolreg_core::fingerprint;
-use toolreg_e2e::mcp::{write, Sdk};
-use toolreg_e2e::{bin, shared_corpus, Server, User};
+use toolreg_e2e::mcp::{write, Sdk, Workspace};
+use toolreg_e2e::{bin, shared_corpus};
 
 /// Every definition file of the corpus (relative paths), but the ones
 /// KNOWN_BROKEN.txt lists.
@@ -108,34 +108,18 @@ fn every_corpus_tool_that_installs_is_served_and_every_sdk_accepts_its_listing()
     let Some(corpus) = shared_corpus() else {
         return;
     };
-    let server = Server::start();
-    let token = server.create_user("alice", "trusted");
-    let user = User::new();
-    let work = tempfile::tempdir().unwrap();
-    let root = work.path();
-    user.run_with_stdin(
-        root,
-        &["login", "--registry", &server.url],
-        &format!("{token}\n"),
-    )
-    .ok();
-    let agent = root.join("agent");
-    write(
-        &agent.join("toolreg.toml"),
-        &format!("[registry]\nurl = \"{}\"\n\n[tools]\n", server.url),
-    );
+    let mut ws = Workspace::start();
+    let agent = ws.agent.clone();
     let defs = definitions(&corpus);
     assert!(defs.len() >= 30, "{defs:?}");
     let mut names = Vec::new();
     for rel in &defs {
-        let name = tool_dir(&corpus, rel, &root.join("tools"));
-        let dir = root.join("tools").join(&name);
-        user.run(root, &["publish", dir.to_str().unwrap()]).ok();
-        user.run(&agent, &["add", &name, "--accept-findings"]).ok();
+        let into = ws.root().join("tools");
+        let name = tool_dir(&corpus, rel, &into);
+        ws.publish_and_add(&name, &into.join(&name));
         names.push(name);
     }
-    user.run(&agent, &["install"]).ok();
-    drop(server);
+    ws.install_and_stop_registry();
 
     // registry name → (call name, pinned fingerprint)
     let lock: toml::Value =

@@ -11,16 +11,14 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 use toolreg_core::export::{to_mcp_for, McpProtocol};
 use toolreg_core::fingerprint;
-use toolreg_e2e::mcp::{write, Sdk, Upstream};
-use toolreg_e2e::{bin, copy_dir, corpus_tool, write_tool_manifest, Server, User};
+use toolreg_e2e::mcp::{write, Sdk, Upstream, Workspace};
+use toolreg_e2e::{bin, copy_dir, corpus_tool, write_tool_manifest};
 
 const TOKEN: &str = "upstream-secret-4711";
 
 /// A project with one pin of each kind, installed, its registry stopped.
 struct Project {
-    user: User,
-    _work: tempfile::TempDir,
-    agent: PathBuf,
+    ws: Workspace,
     upstream: Upstream,
     pidfile: PathBuf,
 }
@@ -202,38 +200,15 @@ output_schema:
 
 fn project() -> Project {
     let upstream = Upstream::start();
-    let server = Server::start();
-    let token = server.create_user("alice", "trusted");
-    let user = User::new();
-    let work = tempfile::tempdir().unwrap();
-    let root = work.path().to_path_buf();
-    user.run_with_stdin(
-        &root,
-        &["login", "--registry", &server.url],
-        &format!("{token}\n"),
-    )
-    .ok();
-    let tools = tools(&root, &upstream);
-    for (_, dir) in &tools {
-        user.run(&root, &["publish", dir.to_str().unwrap()]).ok();
+    let mut ws = Workspace::start();
+    for (name, dir) in tools(ws.root(), &upstream) {
+        ws.publish_and_add(name, &dir);
     }
-    let agent = root.join("agent");
-    write(
-        &agent.join("toolreg.toml"),
-        &format!("[registry]\nurl = \"{}\"\n\n[tools]\n", server.url),
-    );
-    for (name, _) in &tools {
-        user.run(&agent, &["add", name]).ok();
-    }
-    user.run(&agent, &["install"]).ok();
-    // From here on nothing may reach the registry.
-    drop(server);
+    ws.install_and_stop_registry();
     Project {
-        user,
-        pidfile: root.join("hang.pid"),
-        _work: work,
-        agent,
+        pidfile: ws.root().join("hang.pid"),
         upstream,
+        ws,
     }
 }
 
@@ -244,7 +219,7 @@ impl Project {
             "mcp".into(),
             "serve".into(),
             "--project".into(),
-            self.agent.display().to_string(),
+            self.ws.agent.display().to_string(),
         ]
     }
 
@@ -252,7 +227,7 @@ impl Project {
         vec![
             ("E2E_UPSTREAM_TOKEN", TOKEN.to_string()),
             ("E2E_PIDFILE", self.pidfile.display().to_string()),
-            ("HOME", self.user.home.path().display().to_string()),
+            ("HOME", self.ws.user.home.path().display().to_string()),
         ]
     }
 
@@ -269,7 +244,7 @@ impl Project {
     /// Call name → (pinned fingerprint, the tool as installed).
     fn pins(&self) -> HashMap<String, (String, toolreg_core::Tool)> {
         let lock: toml::Value =
-            toml::from_str(&std::fs::read_to_string(self.agent.join("toolreg.lock")).unwrap())
+            toml::from_str(&std::fs::read_to_string(self.ws.agent.join("toolreg.lock")).unwrap())
                 .unwrap();
         lock["tool"]
             .as_array()
@@ -278,6 +253,7 @@ impl Project {
             .map(|t| {
                 let name = t["name"].as_str().unwrap();
                 let dir = self
+                    .ws
                     .agent
                     .join(".toolreg/tools")
                     .join(name)
@@ -300,6 +276,16 @@ fn text_of(result: &Value) -> String {
 
 fn is_error(result: &Value) -> bool {
     result["isError"] == json!(true)
+}
+
+/// Assert an `isError` result whose text contains `needle`.
+#[track_caller]
+fn refused(result: &Value, needle: &str) {
+    assert!(is_error(result), "not an error: {result}");
+    assert!(
+        text_of(result).contains(needle),
+        "no `{needle}` in {result}"
+    );
 }
 
 #[test]
@@ -364,7 +350,7 @@ fn every_client_lists_the_pins_as_exported_for_its_protocol_and_newest_is_the_lo
             "mcp",
             "serve",
             "--project",
-            p.agent.to_str().unwrap(),
+            p.ws.agent.to_str().unwrap(),
             "--http",
             "127.0.0.1:0",
         ])
@@ -383,9 +369,9 @@ fn every_client_lists_the_pins_as_exported_for_its_protocol_and_newest_is_the_lo
     let _ = child.kill();
     let _ = child.wait();
     // nothing but loopback
-    let refused = p
-        .user
-        .run(&p.agent, &["mcp", "serve", "--http", "0.0.0.0:8808"]);
+    let refused =
+        p.ws.user
+            .run(&p.ws.agent, &["mcp", "serve", "--http", "0.0.0.0:8808"]);
     assert_eq!(refused.code, 2, "{}", refused.stderr);
     assert!(
         refused.stderr.contains("not a loopback address"),
@@ -469,27 +455,12 @@ fn each_kind_runs_as_its_definition_says_and_bad_arguments_run_nothing() {
         "definition only: this tool has no execution; its server must provide it"
     );
     // bad arguments: refused naming each field, nothing sent
-    let bad = text_of(run.step(6));
-    assert!(is_error(run.step(6)));
-    assert!(
-        bad.contains("arguments.owner: 5 is not of type \"string\""),
-        "{bad}"
-    );
-    assert!(bad.contains("\"repo\" is a required property"), "{bad}");
+    refused(run.step(6), "arguments.owner: 5 is not of type \"string\"");
+    refused(run.step(6), "\"repo\" is a required property");
     // non-2xx: the status and an excerpt of the body
-    assert!(is_error(run.step(7)));
-    assert!(
-        text_of(run.step(7)).contains("HTTP 404 Not Found: no such thing here"),
-        "{}",
-        run.step(7)
-    );
+    refused(run.step(7), "HTTP 404 Not Found: no such thing here");
     // function: needs [policy] allow and [runtime]
-    assert!(is_error(run.step(8)));
-    assert!(
-        text_of(run.step(8)).contains("[policy] allow lists \"function\""),
-        "{}",
-        run.step(8)
-    );
+    refused(run.step(8), "[policy] allow lists \"function\"");
     // a prompt's arguments are checked too
     assert!(
         run.step(9)["error"]
@@ -527,16 +498,11 @@ fn each_kind_runs_as_its_definition_says_and_bad_arguments_run_nothing() {
         &[],
         &json!({"steps": [{"op": "call", "name": "echo_issue", "args": {"owner": "a", "repo": "b", "title": "c"}}]}),
     );
-    assert!(is_error(no_token.step(0)));
-    assert!(
-        text_of(no_token.step(0)).contains("E2E_UPSTREAM_TOKEN is not set"),
-        "{}",
-        no_token.step(0)
-    );
+    refused(no_token.step(0), "E2E_UPSTREAM_TOKEN is not set");
     assert_eq!(p.upstream.received().len(), 2);
 
     // with [policy] allow and [runtime], the function runs under node
-    let toml_path = p.agent.join("toolreg.toml");
+    let toml_path = p.ws.agent.join("toolreg.toml");
     let mut text = std::fs::read_to_string(&toml_path).unwrap();
     text.push_str("\n[policy]\nallow = [\"http\", \"command\", \"prompt\", \"schema\", \"function\"]\n\n[runtime]\nnode = \"node\"\npython = \"python3\"\n");
     std::fs::write(&toml_path, text).unwrap();
@@ -601,35 +567,15 @@ fn hostile_arguments_change_nothing_they_should_not() {
     for i in 0..5 {
         assert!(!is_error(run.step(i)), "{}", run.step(i));
     }
-    assert!(is_error(run.step(5)));
-    assert!(
-        text_of(run.step(5)).contains("would change where the request goes"),
-        "{}",
-        run.step(5)
-    );
+    refused(run.step(5), "would change where the request goes");
     // a header value with CR/LF is refused, nothing sent
-    assert!(is_error(run.step(6)));
-    assert!(
-        text_of(run.step(6)).contains("line break"),
-        "{}",
-        run.step(6)
-    );
+    refused(run.step(6), "line break");
     // an argv element starting with `-` stays one argument
     assert_eq!(text_of(run.step(7)), "-n --version|\n; rm -rf /|\n");
     // a response over the cap
-    assert!(is_error(run.step(8)));
-    assert!(
-        text_of(run.step(8)).contains("larger than the 10 MiB cap"),
-        "{}",
-        run.step(8)
-    );
+    refused(run.step(8), "larger than the 10 MiB cap");
     // redirects are followed at most 5 times
-    assert!(is_error(run.step(9)));
-    assert!(
-        text_of(run.step(9)).contains("more than 5 redirects"),
-        "{}",
-        run.step(9)
-    );
+    refused(run.step(9), "more than 5 redirects");
     // `..`, the CR/LF header: never sent; big_answer was asked once, the loop 6 times
     assert_eq!(targets.len(), 12, "{targets:?}");
     assert_eq!(targets[5], "/big");
@@ -655,8 +601,7 @@ fn a_hung_command_is_killed_with_its_process_group_while_another_call_succeeds()
     assert_eq!(finished[0]["name"], "print_args", "{finished:?}");
     assert_eq!(text_of(&finished[0]), "quick|\n");
     let hung = &finished[1];
-    assert!(is_error(hung));
-    assert!(text_of(hung).contains("timed out after 1000 ms"), "{hung}");
+    refused(hung, "timed out after 1000 ms");
     let waited = hung["elapsed_ms"].as_u64().unwrap();
     assert!((1000..10_000).contains(&waited), "{waited}");
     assert_eq!(text_of(run.step(1)), "still serving|\n");
@@ -679,16 +624,16 @@ fn a_hung_command_is_killed_with_its_process_group_while_another_call_succeeds()
 fn serve_refuses_to_start_on_drift_duplicates_or_policy_naming_the_pin_and_the_fix() {
     let p = project();
     // an edited installed file
-    let def = p
-        .agent
-        .join(".toolreg/tools/print-args/1.0.0/definition.yaml");
+    let def =
+        p.ws.agent
+            .join(".toolreg/tools/print-args/1.0.0/definition.yaml");
     let text = std::fs::read_to_string(&def).unwrap();
     std::fs::write(
         &def,
         text.replace("Print each argument", "Print every argument"),
     )
     .unwrap();
-    let run = p.user.run(&p.agent, &["mcp", "serve"]);
+    let run = p.ws.user.run(&p.ws.agent, &["mcp", "serve"]);
     let run = run.fails_with(&["print-args 1.0.0", "toolreg install"]);
     assert!(
         run.stdout.is_empty(),
@@ -696,14 +641,16 @@ fn serve_refuses_to_start_on_drift_duplicates_or_policy_naming_the_pin_and_the_f
         run.stdout
     );
     // --tools serves a subset, which the edit does not touch
-    let ok = p.user.run_with_stdin(
-        &p.agent,
+    let ok = p.ws.user.run_with_stdin(
+        &p.ws.agent,
         &["mcp", "serve", "--tools", "echo-issue,create_issue"],
         "",
     );
     assert_eq!(ok.code, 0, "{}", ok.stderr);
     assert!(ok.stderr.contains("serving 2 tool(s)"), "{}", ok.stderr);
-    let unknown = p.user.run(&p.agent, &["mcp", "serve", "--tools", "nope"]);
+    let unknown =
+        p.ws.user
+            .run(&p.ws.agent, &["mcp", "serve", "--tools", "nope"]);
     assert_eq!(unknown.code, 2, "{}", unknown.stderr);
     assert!(
         unknown.stderr.contains("--tools nope"),
@@ -712,20 +659,20 @@ fn serve_refuses_to_start_on_drift_duplicates_or_policy_naming_the_pin_and_the_f
     );
 
     // a kind the project's policy does not allow
-    let toml_path = p.agent.join("toolreg.toml");
+    let toml_path = p.ws.agent.join("toolreg.toml");
     let mut text = std::fs::read_to_string(&toml_path).unwrap();
     text.push_str("\n[policy]\nallow = [\"http\", \"prompt\", \"schema\", \"function\"]\n");
     std::fs::write(&toml_path, text).unwrap();
-    p.user
-        .run(&p.agent, &["mcp", "serve", "--tools", "hang"])
+    p.ws.user
+        .run(&p.ws.agent, &["mcp", "serve", "--tools", "hang"])
         .fails_with(&["hang 1.0.0", "`command`", "toolreg.toml:"]);
 
     // a runtime that is not there
     let mut text = std::fs::read_to_string(&toml_path).unwrap();
     text.push_str("\n[runtime]\nnode = \"/nonexistent/node\"\n");
     std::fs::write(&toml_path, text).unwrap();
-    p.user
-        .run(&p.agent, &["mcp", "serve", "--tools", "echo-issue"])
+    p.ws.user
+        .run(&p.ws.agent, &["mcp", "serve", "--tools", "echo-issue"])
         .fails_with(&[
             "toolreg.toml",
             "[runtime] node = \"/nonexistent/node\"",
@@ -735,34 +682,18 @@ fn serve_refuses_to_start_on_drift_duplicates_or_policy_naming_the_pin_and_the_f
 
 #[test]
 fn two_pins_exporting_one_tool_name_are_refused_naming_both() {
-    let server = Server::start();
-    let token = server.create_user("alice", "trusted");
-    let user = User::new();
-    let work = tempfile::tempdir().unwrap();
-    let root = work.path();
-    user.run_with_stdin(
-        root,
-        &["login", "--registry", &server.url],
-        &format!("{token}\n"),
-    )
-    .ok();
-    let agent = root.join("agent");
-    write(
-        &agent.join("toolreg.toml"),
-        &format!("[registry]\nurl = \"{}\"\n\n[tools]\n", server.url),
-    );
+    let mut ws = Workspace::start();
     for (name, rel) in [
         ("weather-a", "mcp/spec-with-default-2020-12-input-schema"),
         ("weather-b", "mcp/spec-with-explicit-draft-07-input-schema"),
     ] {
-        let dir = root.join(name);
+        let dir = ws.root().join(name);
         copy_dir(&corpus_tool(rel), &dir);
         write_tool_manifest(&dir, name, "1.0.0");
-        user.run(root, &["publish", dir.to_str().unwrap()]).ok();
-        user.run(&agent, &["add", name]).ok();
+        ws.publish_and_add(name, &dir);
     }
-    user.run(&agent, &["install"]).ok();
-    let run = user.run(&agent, &["mcp", "serve"]).fails_with(&[
+    ws.install_and_stop_registry();
+    let run = ws.user.run(&ws.agent, &["mcp", "serve"]).fails_with(&[
         "weather-a 1.0.0",
         "weather-b 1.0.0",
         "both export the tool",

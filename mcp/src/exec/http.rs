@@ -528,13 +528,21 @@ mod tests {
         HttpPlan::new(&toolreg_core::load(&files).unwrap().tool, client()).unwrap()
     }
 
-    fn credentials(plan: &HttpPlan) -> Result<(HeaderMap, Url), Refusal> {
-        let env: std::sync::Arc<super::super::EnvLookup> = std::sync::Arc::new(|n: &str| match n {
+    fn test_env(n: &str) -> Option<String> {
+        match n {
             "API_KEY" => Some("k3y".to_string()),
             "USER_NAME" => Some("ada".to_string()),
             "USER_PASS" => Some("pw".to_string()),
             _ => None,
-        });
+        }
+    }
+
+    /// The headers and URL after `apply_auth`, starting from `headers`.
+    fn credentials_over(
+        plan: &HttpPlan,
+        mut headers: HeaderMap,
+    ) -> Result<(HeaderMap, Url), Refusal> {
+        let env: std::sync::Arc<super::super::EnvLookup> = std::sync::Arc::new(test_env);
         let args = serde_json::Map::new();
         let output = super::super::Output::default();
         let call = Call {
@@ -544,10 +552,13 @@ mod tests {
             output: &output,
             env: &env,
         };
-        let mut headers = HeaderMap::new();
         let mut url = Url::parse("https://api.example.com/x").unwrap();
         plan.apply_auth(&call, &mut headers, &mut url)?;
         Ok((headers, url))
+    }
+
+    fn credentials(plan: &HttpPlan) -> Result<(HeaderMap, Url), Refusal> {
+        credentials_over(plan, HeaderMap::new())
     }
 
     #[test]
@@ -580,23 +591,12 @@ mod tests {
             "  type: bearer\n  secret_env_var: MISSING_KEY\n",
             "  headers:\n    Authorization: 'Bearer {API_KEY}'\n",
         );
-        let mut headers = HeaderMap::new();
-        headers.insert(
+        let mut set = HeaderMap::new();
+        set.insert(
             AUTHORIZATION,
             HeaderValue::from_static("Bearer from-definition"),
         );
-        let env: std::sync::Arc<super::super::EnvLookup> = std::sync::Arc::new(|_: &str| None);
-        let args = serde_json::Map::new();
-        let output = super::super::Output::default();
-        let call = Call {
-            args: &args,
-            params: &[],
-            protocol: toolreg_core::export::McpProtocol::LATEST,
-            output: &output,
-            env: &env,
-        };
-        let mut url = Url::parse("https://api.example.com/x").unwrap();
-        own.apply_auth(&call, &mut headers, &mut url).unwrap();
+        let (headers, _) = credentials_over(&own, set).unwrap();
         assert_eq!(headers[AUTHORIZATION], "Bearer from-definition");
     }
 
