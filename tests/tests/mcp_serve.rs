@@ -360,6 +360,21 @@ fn every_client_lists_the_pins_as_exported_for_its_protocol_and_newest_is_the_lo
         .spawn()
         .unwrap();
     let url = read_url(child.stderr.take().unwrap());
+    // a browser page (any Origin) and a name that is not loopback (DNS
+    // rebinding) are turned away
+    let probe = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"page","version":"1"}}}"#;
+    let http = reqwest::blocking::Client::new();
+    for (header, value) in [("Origin", "https://evil.example"), ("Host", "evil.example")] {
+        let answer = http
+            .post(&url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header(header, value)
+            .body(probe)
+            .send()
+            .unwrap();
+        assert_eq!(answer.status().as_u16(), 403, "{header}: {value}");
+    }
     for (lifecycle, protocol) in [("initialize", "2025-11-25"), ("discover", "2026-07-28")] {
         let run = sdk.python_http(lifecycle, &url, &json!({"steps": [{"op": "list_tools"}, {"op": "call", "name": "print_args", "args": {"first": "over http"}}]}));
         assert_eq!(run.out["protocol"], protocol, "{}", run.stderr);
@@ -586,10 +601,17 @@ fn hostile_arguments_change_nothing_they_should_not() {
 fn a_hung_command_is_killed_with_its_process_group_while_another_call_succeeds() {
     let Some(sdk) = Sdk::find() else { return };
     let p = project();
-    let run = p.python(
-        &sdk,
+    let log = p.ws.root().join("serve.log");
+    let mut serve = p.serve();
+    serve.extend(["--log-file".to_string(), log.display().to_string()]);
+    let args: Vec<&str> = serve.iter().map(String::as_str).collect();
+    let env = p.env();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let run = sdk.python_stdio(
         "discover",
-        json!({"steps": [
+        &args,
+        &env,
+        &json!({"steps": [
             {"op": "concurrent", "calls": [
                 {"name": "hang", "args": {}},
                 {"name": "print_args", "args": {"first": "quick"}},
@@ -618,6 +640,13 @@ fn a_hung_command_is_killed_with_its_process_group_while_another_call_succeeds()
         !alive
     });
     assert!(gone, "the forked sleeper {pid} outlived its call");
+    // --log-file has the same lines as stderr
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        logged.contains("tools/call \"hang\"") && logged.contains("error: timeout"),
+        "{logged}"
+    );
+    assert!(logged.contains("serving 10 tool(s)"), "{logged}");
 }
 
 #[test]
