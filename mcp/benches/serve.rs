@@ -121,6 +121,7 @@ async fn upstream() -> u16 {
     let port = listener.local_addr().unwrap().port();
     tokio::spawn(async move {
         while let Ok((mut stream, _)) = listener.accept().await {
+            let _ = stream.set_nodelay(true);
             tokio::spawn(async move {
                 let mut buf = vec![0u8; 64 * 1024];
                 let mut have = 0;
@@ -147,14 +148,14 @@ async fn upstream() -> u16 {
                     }
                     buf.copy_within(end + 4 + len..have, 0);
                     have -= end + 4 + len;
-                    let body = br#"{"number": 7, "url": "http://example.test/issues/7"}"#;
+                    let body = r#"{"number": 7, "url": "http://example.test/issues/7"}"#;
+                    // One write: headers and body in separate segments would
+                    // meet the client's delayed ACK (40 ms per request).
                     let reply = format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
                         body.len()
                     );
-                    if stream.write_all(reply.as_bytes()).await.is_err()
-                        || stream.write_all(body).await.is_err()
-                    {
+                    if stream.write_all(reply.as_bytes()).await.is_err() {
                         return;
                     }
                 }

@@ -338,11 +338,23 @@ fn every_client_lists_the_pins_as_exported_for_its_protocol_and_newest_is_the_lo
     // the TypeScript SDK negotiates 2025-11-25 and parses every tool with its ToolSchema
     let serve = p.serve();
     let args: Vec<&str> = serve.iter().map(String::as_str).collect();
-    let ts = sdk.node_stdio(&args, &[], &list);
+    let ts_plan = json!({"steps": [
+        {"op": "list_tools"},
+        {"op": "call", "name": "print_args", "args": {"first": "from TypeScript"}},
+        {"op": "call", "name": "print_args", "args": {"first": 1}},
+        {"op": "get_prompt", "name": "summarize-text", "args": {"text": "T."}},
+    ]});
+    let ts = sdk.node_stdio(&args, &[], &ts_plan);
     assert_eq!(ts.code, 0, "{}", ts.stderr);
     assert_eq!(ts.out["protocol"], "2025-11-25");
     assert_eq!(ts.step(0)["tools"], legacy.step(0)["tools"]);
     assert_eq!(ts.step(0)["sdk_count"], json!(pins.len()));
+    assert_eq!(text_of(ts.step(1)), "from TypeScript|\n");
+    refused(ts.step(2), "arguments.first: 1 is not of type \"string\"");
+    assert_eq!(
+        ts.step(3)["messages"][0]["content"]["text"],
+        "Summarize the following text in 3 sentences, in English:\n\nT."
+    );
 
     // Streamable HTTP on loopback, both lifecycles
     let mut child = std::process::Command::new(bin("toolreg"))
