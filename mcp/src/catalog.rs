@@ -69,7 +69,6 @@ pub struct Entry {
     input: jsonschema::Validator,
     output: Output,
     plan: Plan,
-    fingerprint: String,
 }
 
 impl Entry {
@@ -84,8 +83,8 @@ impl Entry {
     }
 
     /// The definition fingerprint of what is listed at the newest protocol.
-    pub fn fingerprint(&self) -> &str {
-        &self.fingerprint
+    pub fn fingerprint(&self) -> String {
+        fingerprint::of_tool(&self.tool)
     }
 }
 
@@ -116,7 +115,6 @@ impl Catalog {
     /// Prepare `pins` for serving, in the order given.
     pub fn new(pins: Vec<Pin>, settings: Settings) -> Result<Catalog> {
         let launchers = Launchers::default();
-        let http = crate::exec::http::client();
         let mut entries: Vec<Entry> = Vec::with_capacity(pins.len());
         let mut index = HashMap::with_capacity(pins.len());
         let mut lists: Vec<Vec<McpTool>> =
@@ -137,11 +135,23 @@ impl Catalog {
                     second: label,
                 });
             }
-            for (i, protocol) in McpProtocol::ALL.into_iter().enumerate() {
-                let export = to_mcp_for(&pin.tool, protocol).value;
-                lists[i].push(as_sdk_tool(&export, protocol).map_err(unservable)?);
-            }
+            // The newest export first; an older protocol's export that is
+            // the same document shares its SDK tool.
             let export = to_mcp(&pin.tool);
+            let newest = as_sdk_tool(&export, McpProtocol::LATEST).map_err(unservable)?;
+            for (i, protocol) in McpProtocol::ALL.into_iter().enumerate() {
+                let tool = if protocol == McpProtocol::LATEST {
+                    newest.clone()
+                } else {
+                    let older = to_mcp_for(&pin.tool, protocol).value;
+                    if older == export {
+                        newest.clone()
+                    } else {
+                        as_sdk_tool(&older, protocol).map_err(unservable)?
+                    }
+                };
+                lists[i].push(tool);
+            }
             let input = arguments::compile(&pin.tool.parameters).map_err(|e| {
                 unservable(format!(
                     "its inputSchema can't be compiled without fetching anything: {e}"
@@ -154,7 +164,6 @@ impl Catalog {
                     dir: &pin.dir,
                     run_code: &settings.run_code,
                     runtimes: &settings.runtimes,
-                    http: &http,
                     launchers: &launchers,
                 },
             );
@@ -165,7 +174,6 @@ impl Catalog {
             entries.push(Entry {
                 label,
                 params: declared_params(&pin.tool.parameters),
-                fingerprint: fingerprint::of_mcp(&export),
                 tool: pin.tool,
                 input,
                 output,
@@ -278,8 +286,9 @@ fn as_sdk_tool(export: &Value, protocol: McpProtocol) -> std::result::Result<Mcp
     let tool: McpTool = serde_json::from_value(export.clone()).map_err(|e| {
         format!("its MCP export for protocol {protocol} is not an MCP Tool the SDK can carry: {e}")
     })?;
+    // The same JSON document (key order aside), hence the same fingerprint.
     let back = serde_json::to_value(&tool).unwrap_or(Value::Null);
-    if fingerprint::of_mcp(&back) != fingerprint::of_mcp(export) {
+    if back != *export {
         let d = toolreg_core::diff::between("export", "served", export, &back);
         let at = d
             .changes

@@ -53,8 +53,15 @@ const URL_VALUE: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'~');
 
 /// The HTTP client every http tool of a server shares (connections are
-/// reused): limited redirects, http(s) only.
-pub fn client() -> reqwest::Client {
+/// reused): limited redirects, http(s) only. Built on the first call (it
+/// loads the TLS roots), so a server that never calls an http tool never
+/// pays for it.
+pub fn client() -> &'static reqwest::Client {
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    CLIENT.get_or_init(build_client)
+}
+
+fn build_client() -> reqwest::Client {
     let policy = reqwest::redirect::Policy::custom(|attempt| {
         if attempt.previous().len() > MAX_REDIRECTS {
             attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
@@ -105,12 +112,11 @@ pub struct HttpPlan {
     body: Option<Value>,
     timeout: Duration,
     auth: Auth,
-    client: reqwest::Client,
 }
 
 impl HttpPlan {
     /// From the tool's execution detail and authentication block.
-    pub fn new(tool: &Tool, client: reqwest::Client) -> Result<Self, String> {
+    pub fn new(tool: &Tool) -> Result<Self, String> {
         let d = &tool.execution.detail;
         let method = d
             .get("method")
@@ -149,7 +155,6 @@ impl HttpPlan {
             body: d.get("body").filter(|b| !b.is_null()).cloned(),
             timeout: timeout_of(d, 30_000),
             auth: auth_of(tool),
-            client,
         })
     }
 
@@ -167,8 +172,7 @@ impl HttpPlan {
         }
         let mut url = url;
         self.apply_auth(call, &mut headers, &mut url)?;
-        let mut request = self
-            .client
+        let mut request = client()
             .request(self.method.clone(), url)
             .timeout(self.timeout);
         if let Some(body) = &self.body {
@@ -525,7 +529,7 @@ mod tests {
             "definition.yaml",
             format!("name: get_it\nversion: '1.0.0'\ndescription: Get it.\nparameters:\n  q:\n    type: string\n    required: false\n    description: Unused.\nexecution:\n  type: http\n  method: GET\n  url: 'https://api.example.com/x'\n{headers}authentication:\n{auth}"),
         );
-        HttpPlan::new(&toolreg_core::load(&files).unwrap().tool, client()).unwrap()
+        HttpPlan::new(&toolreg_core::load(&files).unwrap().tool).unwrap()
     }
 
     fn test_env(n: &str) -> Option<String> {

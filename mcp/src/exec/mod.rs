@@ -99,8 +99,6 @@ pub struct PlanContext<'a> {
     pub run_code: &'a [ExecutionKind],
     /// The interpreters `[runtime]` names.
     pub runtimes: &'a Runtimes,
-    /// The shared HTTP client.
-    pub http: &'a reqwest::Client,
     /// Where the runtime launcher scripts are written.
     pub launchers: &'a runtime::Launchers,
 }
@@ -132,9 +130,7 @@ impl Plan {
     /// The plan for `tool`, from its execution kind and detail.
     pub fn new(tool: &Tool, cx: &PlanContext) -> Plan {
         let made = match tool.execution.kind {
-            ExecutionKind::Http => {
-                http::HttpPlan::new(tool, cx.http.clone()).map(|p| Plan::Http(Box::new(p)))
-            }
+            ExecutionKind::Http => http::HttpPlan::new(tool).map(|p| Plan::Http(Box::new(p))),
             ExecutionKind::Command => command::CommandPlan::new(tool, cx.dir).map(Plan::Command),
             ExecutionKind::Prompt => prompt::PromptPlan::new(tool).map(Plan::Prompt),
             ExecutionKind::Schema => Ok(Plan::Schema),
