@@ -22,13 +22,8 @@ const TOOLS: usize = 100;
 
 /// Corpus definitions (MCP and Matimo), loaded.
 fn corpus_tools() -> Vec<toolreg_core::Tool> {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let corpus = manifest.join("../../shared/corpus");
-    let root = if corpus.is_dir() {
-        corpus
-    } else {
-        manifest.join("../core/tests/fixtures")
-    };
+    let root = toolreg_test_support::corpus()
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/fixtures"));
     let mut out = Vec::new();
     for (format, file) in [("mcp", "tool.json"), ("matimo", "definition.yaml")] {
         let Ok(entries) = std::fs::read_dir(root.join(format)) else {
