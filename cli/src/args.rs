@@ -220,6 +220,71 @@ pub enum Command {
         #[command(subcommand)]
         action: TrustedPublisherAction,
     },
+    /// Serve the project's pinned tools to an agent over MCP.
+    Mcp {
+        #[command(subcommand)]
+        action: McpAction,
+    },
+    /// Write the entry that launches `toolreg mcp serve` for this project
+    /// into an agent's MCP config (or list the agents found, with --list).
+    Link(LinkArgs),
+    /// Remove toolreg's entry from an agent's MCP config.
+    Unlink(LinkArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpAction {
+    /// Serve exactly the installed pins of toolreg.lock, after the same
+    /// offline checks as `toolreg verify`; stdout carries MCP messages only.
+    Serve {
+        /// The agent project (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// Serve only these pins (registry or call names).
+        #[arg(long, value_delimiter = ',', value_name = "A,B")]
+        tools: Vec<String>,
+        /// Streamable HTTP on this loopback address (port 0: any free port)
+        /// instead of stdio.
+        #[arg(long, value_parser = parse_loopback, value_name = "127.0.0.1:PORT")]
+        http: Option<std::net::SocketAddr>,
+        /// Also append the log lines to this file.
+        #[arg(long, value_name = "FILE")]
+        log_file: Option<PathBuf>,
+    },
+}
+
+/// The options of `toolreg link` and `toolreg unlink`.
+#[derive(Debug, Args)]
+pub struct LinkArgs {
+    /// The agent (claude-code, claude-desktop, cursor, vscode, windsurf, zed,
+    /// codex, gemini, cline, goose, continue, kiro, copilot-cli).
+    #[arg(value_parser = parse_client, required_unless_present = "list")]
+    pub client: Option<crate::link::ClientId>,
+    /// List each agent config found and whether this project's entry is in
+    /// it and current.
+    #[arg(long, conflicts_with_all = ["client", "dry_run"])]
+    pub list: bool,
+    /// The project's own config file, or the user's (default: project where
+    /// the agent has one).
+    #[arg(long, value_enum, value_name = "SCOPE")]
+    pub scope: Option<crate::link::Scope>,
+    /// The entry's name (default: toolreg).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// Print the change as a diff and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The agent project (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+}
+
+fn parse_loopback(s: &str) -> Result<std::net::SocketAddr, String> {
+    toolreg_mcp::parse_http_addr(s).map_err(|e| e.to_string())
+}
+
+fn parse_client(s: &str) -> Result<crate::link::ClientId, String> {
+    s.parse()
 }
 
 /// GitHub Actions' OpenID Connect issuer.

@@ -196,6 +196,16 @@ pub enum Error {
         message: String,
     },
 
+    /// An agent's config file can't be read or edited safely; nothing was
+    /// written. `path` may end in `:LINE:COLUMN`.
+    #[error("{path}: {message}")]
+    AgentConfig { path: String, message: String },
+
+    /// The MCP server could not start or stopped abnormally (two pins under
+    /// one call name, a listen address off loopback, a transport failure).
+    #[error(transparent)]
+    Mcp(#[from] toolreg_mcp::Error),
+
     /// The project requires provenance and the version has none.
     #[error("{name} {version} has no verified provenance, which this project's policy requires ({location}: {line})")]
     NoProvenance {

@@ -12,6 +12,7 @@ pub mod commands;
 pub mod config;
 pub mod error;
 pub mod install;
+pub mod link;
 pub mod lock;
 pub mod oidc;
 pub mod output;

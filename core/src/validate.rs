@@ -152,20 +152,30 @@ static DOUBLE_BRACE: LazyLock<Regex> =
 
 /// The `{name}` placeholders in a Matimo string, in order of appearance.
 pub fn single_brace_placeholders(text: &str) -> Vec<&str> {
+    single_brace_spans(text).map(|(_, name)| name).collect()
+}
+
+/// The `{name}` placeholders in a Matimo string with the byte range each
+/// occupies (braces included), in order of appearance: what a server fills
+/// in when it runs the tool.
+pub fn single_brace_spans(text: &str) -> impl Iterator<Item = (std::ops::Range<usize>, &str)> {
     SINGLE_BRACE
         .captures_iter(text)
-        .filter_map(|c| c.get(1))
-        .map(|m| m.as_str())
-        .collect()
+        .filter_map(|c| Some((c.get(0)?.range(), c.get(1)?.as_str())))
 }
 
 /// The `{{name}}` placeholders in a prompt template, in order of appearance.
 pub fn double_brace_placeholders(text: &str) -> Vec<&str> {
+    double_brace_spans(text).map(|(_, name)| name).collect()
+}
+
+/// The `{{name}}` placeholders in a prompt template with the byte range each
+/// occupies (braces included), in order of appearance: what is filled in
+/// when the prompt is rendered.
+pub fn double_brace_spans(text: &str) -> impl Iterator<Item = (std::ops::Range<usize>, &str)> {
     DOUBLE_BRACE
         .captures_iter(text)
-        .filter_map(|c| c.get(1))
-        .map(|m| m.as_str())
-        .collect()
+        .filter_map(|c| Some((c.get(0)?.range(), c.get(1)?.as_str())))
 }
 
 /// True for `{UPPER_CASE}` placeholders, which Matimo fills from the

@@ -9,6 +9,8 @@
 //! test process with `cargo build -p toolreg -p toolreg-server --bins`, so a
 //! plain `cargo test --workspace` works without a separate build step.
 
+pub mod mcp;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -142,6 +144,10 @@ const SCRUBBED: &[&str] = &[
     "ACTIONS_ID_TOKEN_REQUEST_URL",
     "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
     "GITHUB_ACTIONS",
+    // `toolreg link` writes where these point (Codex's and Copilot CLI's
+    // config homes): a test's files go under its own $HOME.
+    "CODEX_HOME",
+    "COPILOT_HOME",
 ];
 
 /// The real `toolreg-server` on the data directory `data` with `services`.

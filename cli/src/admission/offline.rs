@@ -134,6 +134,14 @@ pub fn admit(mut checks: Vec<PinCheck>, action: &str) -> Result<Vec<Admitted>> {
 /// their directories (under `root`) and definitions. Never contacts a
 /// registry. `action` names what is refused in errors (`serve`).
 pub fn admit_project(root: &Path, action: &str) -> Result<Vec<Admitted>> {
+    admit_selected(root, action, &[])
+}
+
+/// [`admit_project`] for the pins `only` names — registry names, or the
+/// call names of intact installed pins — or every pin when it is empty:
+/// the other pins' steps are not held against them. A name no pin has is a
+/// usage error listing the pinned names.
+pub fn admit_selected(root: &Path, action: &str, only: &[String]) -> Result<Vec<Admitted>> {
     let policy = match Project::load(root)? {
         Some(p) => p.policy().clone(),
         None => Policy::default(),
@@ -145,11 +153,34 @@ pub fn admit_project(root: &Path, action: &str) -> Result<Vec<Admitted>> {
         ),
     })?;
     let record = Record::load(root)?;
-    let mut admitted = admit(check(root, &policy, &lock, &record)?, action)?;
+    let checks = select(check(root, &policy, &lock, &record)?, only)?;
+    let mut admitted = admit(checks, action)?;
     for a in &mut admitted {
         a.dir = root.join(&a.dir);
     }
     Ok(admitted)
+}
+
+/// The checks of the pins `only` names (all when it is empty), in lock order.
+fn select(checks: Vec<PinCheck>, only: &[String]) -> Result<Vec<PinCheck>> {
+    if only.is_empty() {
+        return Ok(checks);
+    }
+    let named = |c: &PinCheck, name: &str| {
+        toolreg_core::name::normalize(&c.pin.name) == toolreg_core::name::normalize(name)
+            || matches!(&c.state, State::Intact { tool, .. } if tool.call_name == name)
+    };
+    if let Some(missing) = only.iter().find(|n| !checks.iter().any(|c| named(c, n))) {
+        let pinned: Vec<&str> = checks.iter().map(|c| c.pin.name.as_str()).collect();
+        return Err(Error::Usage(format!(
+            "--tools {missing}: no pin of toolreg.lock is called that (pinned: {})",
+            pinned.join(", ")
+        )));
+    }
+    Ok(checks
+        .into_iter()
+        .filter(|c| only.iter().any(|n| named(c, n)))
+        .collect())
 }
 
 /// Fail unless every pin is installed and intact, naming every pin that is

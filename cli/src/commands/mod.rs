@@ -9,6 +9,7 @@ pub mod info;
 pub mod init;
 pub mod install;
 pub mod login;
+pub mod mcp;
 pub mod outdated;
 pub mod owner;
 pub mod pack;
@@ -23,7 +24,7 @@ pub mod yank;
 
 use std::path::{Path, PathBuf};
 
-use crate::args::{Cli, Command, Global};
+use crate::args::{Cli, Command, Global, McpAction};
 use crate::client::Client;
 use crate::config::{self, Credentials, Settings};
 use crate::error::{Error, Result};
@@ -143,6 +144,17 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Quarantine { spec, reason, .. } => {
             quarantine::run(&ctx, &spec.0, &spec.1, reason.as_deref())
         }
+        Command::Mcp {
+            action:
+                McpAction::Serve {
+                    project,
+                    tools,
+                    http,
+                    log_file,
+                },
+        } => mcp::serve(&ctx, project.as_deref(), &tools, http, log_file.as_deref()),
+        Command::Link(args) => crate::link::run(&ctx, &args, crate::link::Action::Link),
+        Command::Unlink(args) => crate::link::run(&ctx, &args, crate::link::Action::Unlink),
     }
 }
 

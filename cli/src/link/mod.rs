@@ -1,0 +1,472 @@
+//! `toolreg link CLIENT [--scope project|user] [--name N] [--dry-run]`,
+//! `toolreg unlink CLIENT` and `toolreg link --list`: the entry that
+//! launches `toolreg mcp serve --project <abs path>` in an agent's MCP
+//! config ([`clients`] has the table of agents; [`json`], [`toml`] and
+//! [`yaml`] edit each format).
+//!
+//! Every edit keeps the rest of the file as it was (other entries, key
+//! order, comments) and is checked by reading the result back: it must be
+//! the old document with exactly this entry set or removed, or nothing is
+//! written. A second run that would change nothing writes nothing. Before a
+//! change, the previous file is kept beside it as `FILE.toolreg.bak`. A
+//! file that doesn't parse is refused, naming its line and column.
+//! `--dry-run` prints the change as a unified diff. The entry points at the
+//! project, not at its pins, so `toolreg update` relinks nothing; the
+//! allow lists some agents keep (Codex `enabled_tools`, Gemini
+//! `includeTools`, Copilot CLI `tools`) name the pinned tools, and `link
+//! --list` shows them as stale when the pins change.
+
+pub mod clients;
+pub mod json;
+pub mod toml;
+pub mod yaml;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+pub use clients::{ClientId, Dirs, Scope};
+
+use crate::args::LinkArgs;
+use crate::commands::Context;
+use crate::error::{Error, Result};
+use crate::output;
+use clients::{Client, Dialect};
+
+/// What `run` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Link,
+    Unlink,
+}
+
+/// Where in a config document the entry lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// A key `name` of the object at `path` (`mcpServers`, `servers`, ...).
+    Map { path: Vec<&'static str> },
+    /// An item of the list at `key` whose `name` is `name` (Continue).
+    List { key: &'static str },
+    /// The whole file is the entry's (a Continue block file).
+    File,
+}
+
+impl Place {
+    /// The entry `name` in `doc`, if there.
+    pub fn get<'a>(&self, doc: &'a Value, name: &str) -> Option<&'a Value> {
+        match self {
+            Place::Map { path } => {
+                let mut at = doc;
+                for key in path {
+                    at = at.get(key)?;
+                }
+                at.get(name)
+            }
+            Place::List { key } => doc
+                .get(key)?
+                .as_array()?
+                .iter()
+                .find(|item| item.get("name").and_then(Value::as_str) == Some(name)),
+            Place::File => (!doc.is_null()).then_some(doc),
+        }
+    }
+
+    /// `doc` with the entry `name` set to `entry` (or removed for `None`):
+    /// what an edit must read back as.
+    pub fn apply(&self, doc: &Value, name: &str, entry: Option<&Value>) -> Value {
+        let mut out = if doc.is_null() {
+            Value::Object(Map::new())
+        } else {
+            doc.clone()
+        };
+        match self {
+            Place::Map { path } => {
+                let mut at = &mut out;
+                for key in path {
+                    let Some(obj) = at.as_object_mut() else {
+                        return out;
+                    };
+                    at = obj
+                        .entry(key.to_string())
+                        .or_insert_with(|| Value::Object(Map::new()));
+                }
+                if let Some(obj) = at.as_object_mut() {
+                    match entry {
+                        Some(e) => {
+                            obj.insert(name.to_string(), e.clone());
+                        }
+                        None => {
+                            obj.remove(name);
+                        }
+                    }
+                }
+            }
+            Place::List { key } => {
+                if let Some(obj) = out.as_object_mut() {
+                    let list = obj
+                        .entry(key.to_string())
+                        .or_insert_with(|| Value::Array(Vec::new()));
+                    if let Some(items) = list.as_array_mut() {
+                        let at = items
+                            .iter()
+                            .position(|i| i.get("name").and_then(Value::as_str) == Some(name));
+                        match (at, entry) {
+                            (Some(i), Some(e)) => items[i] = e.clone(),
+                            (None, Some(e)) => items.push(e.clone()),
+                            (Some(i), None) => {
+                                items.remove(i);
+                            }
+                            (None, None) => {}
+                        }
+                    }
+                }
+            }
+            Place::File => return entry.cloned().unwrap_or(Value::Null),
+        }
+        out
+    }
+}
+
+/// A config file that does not parse: where and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Corrupt {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+/// Parse `text` of `dialect` into its JSON form (an empty file is `null`).
+pub fn parse(dialect: Dialect, text: &str) -> std::result::Result<Value, Corrupt> {
+    if text.trim().is_empty() {
+        return Ok(Value::Null);
+    }
+    match dialect {
+        Dialect::Json => json::parse(text),
+        Dialect::Toml => toml::parse(text),
+        Dialect::Yaml => yaml::parse(text),
+    }
+}
+
+/// `text` with the entry set (or removed), its format kept; `Err` says why
+/// it can't be done in place.
+fn edit(
+    dialect: Dialect,
+    text: &str,
+    place: &Place,
+    name: &str,
+    entry: Option<&Value>,
+) -> std::result::Result<String, String> {
+    match (dialect, place) {
+        (_, Place::File) => Ok(match entry {
+            Some(doc) => yaml::render(doc),
+            None => String::new(),
+        }),
+        (Dialect::Json, _) => json::edit(text, place, name, entry),
+        (Dialect::Toml, _) => toml::edit(text, place, name, entry),
+        (Dialect::Yaml, _) => yaml::edit(text, place, name, entry),
+    }
+}
+
+/// The link run, the unlink run and `link --list`.
+pub fn run(ctx: &Context, args: &LinkArgs, action: Action) -> Result<i32> {
+    let root = project_root(ctx, args.project.as_deref())?;
+    let dirs = Dirs::from_env()
+        .ok_or_else(|| Error::Config("cannot tell the home directory (set HOME)".into()))?;
+    let name = args.name.clone().unwrap_or_else(|| "toolreg".to_string());
+    check_name(&name)?;
+    if args.list {
+        return list(ctx, &root, &dirs, &name);
+    }
+    let Some(id) = args.client else {
+        return Err(Error::Usage("name an agent, or use --list".into()));
+    };
+    let client = clients::client(id);
+    let scope = match args.scope {
+        Some(s) if !client.scopes().contains(&s) => {
+            return Err(Error::Usage(format!(
+                "{} has no {} config; use --scope {}",
+                client.title,
+                s.as_str(),
+                client.scopes()[0].as_str()
+            )))
+        }
+        Some(s) => s,
+        None => client.scopes()[0],
+    };
+    let Some((path, place)) = client.file(scope, &root, &dirs, &name) else {
+        return Err(Error::Usage(format!(
+            "{} has no {} config",
+            client.title,
+            scope.as_str()
+        )));
+    };
+    let expected = match action {
+        Action::Link => Some(expected_entry(&client, &root, &name, &place)?),
+        Action::Unlink => None,
+    };
+    let before = match std::fs::read_to_string(&path) {
+        Ok(t) => Some(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::io("could not read", &path, e)),
+    };
+    let old_text = before.clone().unwrap_or_default();
+    let old_doc = parse(client.dialect, &old_text).map_err(|c| corrupt(&path, c))?;
+    let present = place.get(&old_doc, &name);
+    let what = format!("{} ({}, {})", client.title, scope.as_str(), path.display());
+    if present == expected.as_ref() {
+        let state = if expected.is_some() {
+            "already linked, nothing to change"
+        } else {
+            "not linked, nothing to remove"
+        };
+        report(ctx, action, &what, &path, state, false);
+        return Ok(0);
+    }
+    let new_text = edit(client.dialect, &old_text, &place, &name, expected.as_ref())
+        .map_err(|why| refused(&path, &why))?;
+    let wanted = place.apply(&old_doc, &name, expected.as_ref());
+    let got = parse(client.dialect, &new_text).map_err(|c| {
+        refused(
+            &path,
+            &format!(
+                "the edited file would not parse ({}:{}: {})",
+                c.line, c.column, c.message
+            ),
+        )
+    })?;
+    if got != wanted {
+        return Err(refused(
+            &path,
+            "the edit would have changed more than toolreg's entry",
+        ));
+    }
+    if args.dry_run {
+        print_diff(
+            &path,
+            &old_text,
+            &new_text,
+            expected.is_none() && place == Place::File,
+        );
+        return Ok(0);
+    }
+    write(
+        &path,
+        before.as_deref(),
+        &new_text,
+        expected.is_none() && place == Place::File,
+    )?;
+    let state = match action {
+        Action::Link => "linked",
+        Action::Unlink => "unlinked",
+    };
+    report(ctx, action, &what, &path, state, true);
+    Ok(0)
+}
+
+/// The project directory, absolute (the entry must work from anywhere).
+fn project_root(ctx: &Context, project: Option<&Path>) -> Result<PathBuf> {
+    let dir = ctx.path(project);
+    std::fs::canonicalize(&dir)
+        .map_err(|e| Error::io("could not find the project directory", &dir, e))
+}
+
+fn check_name(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && !name.starts_with('.');
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::Usage(format!(
+            "--name {name}: use 1 to 64 letters, digits, `-`, `_` or `.` (not first)"
+        )))
+    }
+}
+
+/// The entry (or, for a block file, the whole file) `link` writes for this
+/// project.
+fn expected_entry(client: &Client, root: &Path, name: &str, place: &Place) -> Result<Value> {
+    let exe = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| {
+            Error::io(
+                "could not find the toolreg executable",
+                Path::new("toolreg"),
+                e,
+            )
+        })?;
+    let command = exe.display().to_string();
+    let args = vec![
+        "mcp".to_string(),
+        "serve".to_string(),
+        "--project".to_string(),
+        root.display().to_string(),
+    ];
+    let tools = if client.has_allow_list() {
+        crate::commands::mcp::admitted(root, &[])?
+            .into_iter()
+            .map(|p| p.tool.call_name)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let entry = client.entry(name, &command, &args, &tools);
+    Ok(match place {
+        Place::File => client.file_document(name, &entry),
+        _ => entry,
+    })
+}
+
+fn corrupt(path: &Path, c: Corrupt) -> Error {
+    Error::AgentConfig {
+        path: format!("{}:{}:{}", path.display(), c.line, c.column),
+        message: format!(
+            "{}; nothing was written (fix the file, or move it away, and run again)",
+            c.message
+        ),
+    }
+}
+
+fn refused(path: &Path, why: &str) -> Error {
+    Error::AgentConfig {
+        path: path.display().to_string(),
+        message: format!("{why}; nothing was written"),
+    }
+}
+
+fn report(ctx: &Context, action: Action, what: &str, path: &Path, state: &str, changed: bool) {
+    if ctx.json {
+        output::json(&serde_json::json!({
+            "action": match action { Action::Link => "link", Action::Unlink => "unlink" },
+            "file": path.display().to_string(),
+            "changed": changed,
+            "backup": changed.then(|| backup_path(path).display().to_string()),
+        }));
+    } else {
+        crate::outln!("{state}: {what}");
+        if changed && backup_path(path).exists() {
+            crate::outln!(
+                "the previous file is kept as {}",
+                backup_path(path).display()
+            );
+        }
+    }
+}
+
+fn backup_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".toolreg.bak");
+    path.with_file_name(name)
+}
+
+fn print_diff(path: &Path, old: &str, new: &str, deleted: bool) {
+    let shown = path.display().to_string();
+    let diff = similar::TextDiff::from_lines(old, new);
+    let text = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&shown, if deleted { "/dev/null" } else { &shown })
+        .to_string();
+    crate::out!("{text}");
+}
+
+/// Write `text` to `path` (or remove it, for an unlinked block file),
+/// keeping `before` as the backup, through a temporary file renamed into
+/// place so the agent never reads half a file.
+fn write(path: &Path, before: Option<&str>, text: &str, remove: bool) -> Result<()> {
+    if let Some(old) = before {
+        let backup = backup_path(path);
+        std::fs::write(&backup, old)
+            .map_err(|e| Error::io("could not write the backup", &backup, e))?;
+    }
+    if remove {
+        return std::fs::remove_file(path).map_err(|e| Error::io("could not remove", path, e));
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| Error::io("could not create", dir, e))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".toolreg-link-")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io("could not write in", dir, e))?;
+    std::io::Write::write_all(&mut tmp, text.as_bytes())
+        .map_err(|e| Error::io("could not write", tmp.path(), e))?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
+    }
+    tmp.persist(path)
+        .map_err(|e| Error::io("could not replace", path, e.error))?;
+    Ok(())
+}
+
+/// `link --list`: every agent config that exists, and whether this
+/// project's entry is in it and current.
+fn list(ctx: &Context, root: &Path, dirs: &Dirs, name: &str) -> Result<i32> {
+    let mut rows = Vec::new();
+    for id in ClientId::ALL {
+        let client = clients::client(id);
+        for &scope in client.scopes() {
+            let Some((path, place)) = client.file(scope, root, dirs, name) else {
+                continue;
+            };
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let status = match parse(client.dialect, &text) {
+                Err(c) => format!("unreadable ({}:{}: {})", c.line, c.column, c.message),
+                Ok(doc) => match place.get(&doc, name) {
+                    None => "absent".to_string(),
+                    Some(found) => match expected_entry(&client, root, name, &place) {
+                        Ok(e) if &e == found => "current".to_string(),
+                        Ok(_) => format!(
+                            "stale (run `toolreg link {id}{}`)",
+                            if scope == client.scopes()[0] {
+                                String::new()
+                            } else {
+                                format!(" --scope {}", scope.as_str())
+                            }
+                        ),
+                        Err(e) => format!("present (can't compare: {e})"),
+                    },
+                },
+            };
+            rows.push((id, scope, path, status));
+        }
+    }
+    if ctx.json {
+        let items: Vec<Value> = rows
+            .iter()
+            .map(|(id, scope, path, status)| {
+                serde_json::json!({
+                    "client": id.as_str(), "scope": scope.as_str(),
+                    "file": path.display().to_string(),
+                    "status": status.split(' ').next().unwrap_or_default(),
+                    "detail": status,
+                })
+            })
+            .collect();
+        output::json(&Value::Array(items));
+        return Ok(0);
+    }
+    if rows.is_empty() {
+        crate::outln!(
+            "no agent config found (toolreg looks for the files of {})",
+            ClientId::ALL.map(|c| c.as_str()).join(", ")
+        );
+    }
+    for (id, scope, path, status) in rows {
+        crate::outln!(
+            "{:<15} {:<8} {:<8} {}",
+            id.as_str(),
+            scope.as_str(),
+            status.split(' ').next().unwrap_or_default(),
+            path.display()
+        );
+        if status.contains(' ') {
+            crate::outln!("{:<33}{status}", "");
+        }
+    }
+    Ok(0)
+}
