@@ -27,7 +27,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::export::to_mcp;
+
+mod words;
 use crate::model::Tool;
+pub use words::{
+    bounded_words, words, Granularity, Segment, SegmentOp, WordDiff, MAX_WORD_DIFF_WORDS,
+    WORD_DIFF_DEADLINE,
+};
 
 mod text;
 
@@ -500,48 +506,4 @@ fn rule(
         return ChangeSeverity::Medium;
     }
     ChangeSeverity::Low
-}
-
-/// Whether a word-diff segment is in both texts, only the new one or only the old one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SegmentOp {
-    /// In both texts.
-    Equal,
-    /// Only in the new text.
-    Insert,
-    /// Only in the old text.
-    Delete,
-}
-
-/// A run of words (with the whitespace between them) of a word-level diff.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Segment {
-    /// In both, inserted or deleted.
-    pub op: SegmentOp,
-    /// The text of the run.
-    pub text: String,
-}
-
-/// A word-level diff of two texts (descriptions, titles): the runs of
-/// equal, inserted and deleted words in order. Concatenating the equal and
-/// delete runs gives `old`; the equal and insert runs give `new`.
-pub fn words(old: &str, new: &str) -> Vec<Segment> {
-    let diff = similar::TextDiff::from_words(old, new);
-    let mut out: Vec<Segment> = Vec::new();
-    for change in diff.iter_all_changes() {
-        let op = match change.tag() {
-            similar::ChangeTag::Equal => SegmentOp::Equal,
-            similar::ChangeTag::Insert => SegmentOp::Insert,
-            similar::ChangeTag::Delete => SegmentOp::Delete,
-        };
-        match out.last_mut() {
-            Some(last) if last.op == op => last.text.push_str(change.value()),
-            _ => out.push(Segment {
-                op,
-                text: change.value().to_string(),
-            }),
-        }
-    }
-    out
 }

@@ -308,7 +308,19 @@ pub async fn tool_diff<C: Catalog>(
                     return error_page(&refusal);
                 }
             }
-            render(StatusCode::OK, &DiffPage::new(&summary.name, &a, &b))
+            // The word diffs are CPU work on texts anyone can publish:
+            // built and rendered on the blocking pool, never on a worker.
+            let name = summary.name.clone();
+            match web::block(move || DiffPage::new(&name, &a, &b).render()).await {
+                Ok(Ok(body)) => html_response(StatusCode::OK, body),
+                Ok(Err(e)) => {
+                    tracing::error!(error = %e, "rendering a page failed");
+                    HttpResponse::InternalServerError()
+                        .content_type("text/plain; charset=utf-8")
+                        .body("The page could not be rendered; the error has been logged.")
+                }
+                Err(e) => error_page(&AppError::from(e)),
+            }
         }
     }
 }

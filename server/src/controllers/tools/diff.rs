@@ -71,17 +71,23 @@ pub async fn diff(
             Ok((old, new))
         })
         .await?;
-    let diff = toolreg_core::diff::between_tools(&old, &new);
-    let new_findings: Vec<Finding> = lint::new_since(&old_findings, &new_findings)
-        .into_iter()
-        .cloned()
-        .collect();
-    Ok(web::Json(VersionDiff {
-        from: diff.from,
-        to: diff.to,
-        changes: diff.changes,
-        new_findings,
-    }))
+    // Comparing is CPU work on texts anyone can publish (up to the
+    // definition size limit each): on the blocking pool, not a worker.
+    let answer = web::block(move || {
+        let diff = toolreg_core::diff::between_tools(&old, &new);
+        let new_findings: Vec<Finding> = lint::new_since(&old_findings, &new_findings)
+            .into_iter()
+            .cloned()
+            .collect();
+        VersionDiff {
+            from: diff.from,
+            to: diff.to,
+            changes: diff.changes,
+            new_findings,
+        }
+    })
+    .await?;
+    Ok(web::Json(answer))
 }
 
 /// The canonical tool and the lint findings of `version` of `tool`: 404 when

@@ -6,7 +6,7 @@
 
 use askama::Template;
 use serde_json::Value;
-use toolreg_core::diff::{self, ChangeKind, ChangeSeverity, SegmentOp};
+use toolreg_core::diff::{self, ChangeKind, ChangeSeverity, Granularity, SegmentOp};
 use toolreg_core::lint;
 
 use super::{tool_url, version_url};
@@ -43,6 +43,9 @@ pub struct ChangeRow {
     pub pointer: String,
     /// A text changed into another text: its word diff (else empty).
     pub words: Vec<Word>,
+    /// When the word diff is coarser than word by word (long or very
+    /// different texts), a sentence saying so.
+    pub coarse: Option<&'static str>,
     /// Other values, as compact JSON.
     pub old: Option<String>,
     pub new: Option<String>,
@@ -83,9 +86,18 @@ impl DiffPage {
             .changes
             .iter()
             .map(|c| {
+                let mut coarse = None;
                 let words = match (c.kind, &c.old, &c.new) {
                     (ChangeKind::Changed, Some(Value::String(o)), Some(Value::String(n))) => {
-                        diff::words(o, n)
+                        let d = diff::bounded_words(o, n);
+                        coarse = match d.granularity {
+                            Granularity::Words => None,
+                            Granularity::Lines => Some("The texts are long: compared line by line."),
+                            Granularity::Approximate => Some(
+                                "The texts differ too much to compare word by word in time: larger runs are marked.",
+                            ),
+                        };
+                        d.segments
                             .into_iter()
                             .map(|s| Word {
                                 op: match s.op {
@@ -113,6 +125,7 @@ impl DiffPage {
                     old: compact(&c.old),
                     new: compact(&c.new),
                     words,
+                    coarse,
                 }
             })
             .collect();
