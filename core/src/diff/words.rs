@@ -144,6 +144,18 @@ mod tests {
         assert_eq!(rebuild(&d.segments, SegmentOp::Delete), new);
     }
 
+    /// Under the word limit but sharing no word: refined until the time
+    /// budget runs out, then finished coarser, still correct.
+    #[test]
+    fn unrelated_texts_under_the_word_limit_stop_at_the_deadline() {
+        let old: String = (0..19_000).map(|i| format!("a{} ", i % 997)).collect();
+        let new: String = (0..19_000).map(|i| format!("b{} ", i % 991)).collect();
+        let d = bounded_words(&old, &new);
+        assert_eq!(d.granularity, Granularity::Approximate);
+        assert_eq!(rebuild(&d.segments, SegmentOp::Insert), old);
+        assert_eq!(rebuild(&d.segments, SegmentOp::Delete), new);
+    }
+
     #[test]
     fn ordinary_texts_are_diffed_word_by_word() {
         let d = bounded_words("Read the file", "Delete the file");
