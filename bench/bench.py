@@ -37,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import toolgen  # noqa: E402
+import goals  # noqa: E402
 
 LUA = os.path.join(HERE, "wrk", "scenario.lua")
 PG_ADMIN = ["-h", "127.0.0.1", "-p", "5432", "-U", "postgres"]
@@ -418,6 +419,8 @@ def main():
     p.add_argument("--out", default=os.path.join(HERE, "results", "latest.md"))
     p.add_argument("--note", default="")
     p.add_argument("--keep", action="store_true", help="keep the data directories")
+    p.add_argument("--check", action="store_true",
+                   help="print every goal that applies to this run as met or MISSED; exit 1 if one is missed")
     args = p.parse_args()
     sizes = [int(s) for s in (args.sizes or ("1000" if args.mode == "quick" else "1000,100000")).split(",")]
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
@@ -447,6 +450,10 @@ def main():
         json.dump({"meta": meta, "nginx": nginx, "rows": rows}, f, indent=1)
     if not args.keep:
         shutil.rmtree(workdir, ignore_errors=True)
+    if args.check:
+        lines, all_met = goals.check(rows, nginx)
+        print("\n".join(lines) if lines else "no goal applies to the configurations in this run")
+        return 0 if all_met else 1
     return 0
 
 

@@ -4,6 +4,7 @@
 #   bench/run.sh            # full: 1,000 and 100,000 tools, SQLite+files and PostgreSQL+S3 (moto), + nginx
 #   bench/run.sh --quick    # 1,000 tools only
 #   bench/run.sh --quick --backends sqlite --duration 5     # any bench.py option passes through
+#   bench/run.sh --check    # and print each goal as met or MISSED (exit 1 if one is missed)
 #
 # Needs: wrk, nginx (Debian: apt-get install -y wrk nginx), python3, PostgreSQL
 # on 127.0.0.1:5432 (trust auth, user postgres) and moto_server (pip install
@@ -18,7 +19,7 @@ for arg in "$@"; do
   case "$arg" in
     --quick) mode=quick ;;
     --full) mode=full ;;
-    -h|--help) sed -n '2,12p' "$0"; exec python3 bench/bench.py --help ;;
+    -h|--help) sed -n '2,13p' "$0"; exec python3 bench/bench.py --help ;;
     *) args+=("$arg") ;;
   esac
 done
