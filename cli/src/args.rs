@@ -209,7 +209,7 @@ pub enum Command {
         #[arg(long)]
         lift: bool,
     },
-    /// List, add or remove a tool's owners.
+    /// List a tool's owners, invite or remove them; answer your invitations.
     Owner {
         #[command(subcommand)]
         action: OwnerAction,
