@@ -88,6 +88,11 @@ async fn owners_add_and_remove_owners(app: TestApp) {
     .await;
     let (_, public) = json(app.get("/api/v1/tools/calc/owners").await).await;
     assert_eq!(logins(&public), ["alice"]);
+    let page = app.get("/tools/calc").await.text().await.unwrap();
+    assert!(
+        page.contains("<li>alice ") && !page.contains("bob"),
+        "{page}"
+    );
     assert!(public.get("invitations").is_none(), "{public:#}");
     // Owners see the pending invitation; bob sees it as his.
     let (status, pending) = app
@@ -176,6 +181,23 @@ async fn a_declined_or_withdrawn_invitation_adds_nobody(app: TestApp) {
 
     let (status, _) = json(change(&app, &alice, reqwest::Method::PUT, &["bob"]).await).await;
     assert_eq!(status, 200);
+    // Answering needs the `owners` scope.
+    let (status, created) = app
+        .send(
+            reqwest::Method::POST,
+            "/api/v1/tokens",
+            &bob,
+            Some(json!({"name": "ci", "scopes": ["publish"]})),
+        )
+        .await;
+    assert_eq!(status, 201, "{created:#}");
+    let publish_only = created["token"].as_str().unwrap().to_string();
+    problem(
+        answer(&app, &publish_only, reqwest::Method::PUT).await,
+        403,
+        "forbidden",
+    )
+    .await;
     let (status, body) = json(answer(&app, &bob, reqwest::Method::DELETE).await).await;
     assert_eq!(status, 200, "{body:#}");
     assert_eq!(logins(&body), ["alice"]);
@@ -205,6 +227,7 @@ async fn a_declined_or_withdrawn_invitation_adds_nobody(app: TestApp) {
         [
             "publish",
             "owner_invite",
+            "token_create",
             "owner_invite_decline",
             "owner_invite",
             "owner_invite_withdraw"
