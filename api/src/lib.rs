@@ -309,6 +309,31 @@ pub struct YankState {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Owners {
     pub owners: Vec<EncodablePublisher>,
+    /// Pending invitations: only in answers to an owner's change of owners.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invitations: Option<Vec<OwnerInvitation>>,
+}
+
+/// An invitation to become an owner of a tool: the invitee becomes an
+/// owner when they accept it, before `expires_at`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct OwnerInvitation {
+    pub tool: String,
+    pub invitee: String,
+    pub inviter: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// RFC 3339: after this, accepting answers 410 `invitation-expired`.
+    pub expires_at: String,
+    pub expired: bool,
+}
+
+/// `GET /api/v1/me/invitations`, `GET /api/v1/tools/{name}/owners/invitations`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct OwnerInvitations {
+    pub invitations: Vec<OwnerInvitation>,
 }
 
 /// Body of `PUT/DELETE /api/v1/tools/{name}/owners`.

@@ -209,7 +209,7 @@ pub enum Command {
         #[arg(long)]
         lift: bool,
     },
-    /// List, add or remove a tool's owners.
+    /// List a tool's owners, invite or remove them; answer your invitations.
     Owner {
         #[command(subcommand)]
         action: OwnerAction,
@@ -337,10 +337,16 @@ impl TrustedPublisherAction {
 pub enum OwnerAction {
     /// List the owners of NAME.
     List { name: String },
-    /// Make LOGIN an owner of NAME.
+    /// Invite LOGIN to own NAME (they become an owner when they accept).
     Add { name: String, login: String },
-    /// Remove LOGIN from the owners of NAME.
+    /// Remove LOGIN from the owners of NAME, or withdraw their invitation.
     Remove { name: String, login: String },
+    /// List your invitations to own tools.
+    Invitations,
+    /// Accept your invitation to own NAME.
+    Accept { name: String },
+    /// Decline your invitation to own NAME.
+    Decline { name: String },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -12,9 +12,9 @@ use reqwest::Method;
 use serde::de::DeserializeOwned;
 use toolreg_api::{
     Attestation, EncodableReport, EncodableTool, EncodableTrustedPublisher, EncodableVersion, Me,
-    NewTrustedPublisherRequest, OidcExchangeRequest, OidcExchanged, Owners, OwnersChange,
-    ProblemBody, PublishedVersion, QuarantineState, ReasonRequest, Resolved, SearchAnswer,
-    TrustedPublisherList, VersionDiff, YankState,
+    NewTrustedPublisherRequest, OidcExchangeRequest, OidcExchanged, OwnerInvitations, Owners,
+    OwnersChange, ProblemBody, PublishedVersion, QuarantineState, ReasonRequest, Resolved,
+    SearchAnswer, TrustedPublisherList, VersionDiff, YankState,
 };
 
 use crate::error::{ApiError, Error, Result};
@@ -337,6 +337,29 @@ impl Client {
         let rb = rb.json(&OwnersChange {
             logins: logins.to_vec(),
         });
+        let response = self.send(&format!("{action} {name}"), &url, rb)?;
+        Self::json(&url, response)
+    }
+
+    /// The logged-in user's invitations to own tools.
+    pub fn my_invitations(&self) -> Result<OwnerInvitations> {
+        let (url, rb) = self.request(Method::GET, "/api/v1/me/invitations", true)?;
+        let response = self.send("listing your invitations", &url, rb)?;
+        Self::json(&url, response)
+    }
+
+    /// Accept (or decline) the logged-in user's invitation to own `name`.
+    pub fn answer_invitation(&self, name: &str, accept: bool) -> Result<Owners> {
+        let (method, action) = if accept {
+            (Method::PUT, "accepting the invitation to own")
+        } else {
+            (Method::DELETE, "declining the invitation to own")
+        };
+        let (url, rb) = self.request(
+            method,
+            &format!("/api/v1/me/invitations/{}", seg(name)),
+            true,
+        )?;
         let response = self.send(&format!("{action} {name}"), &url, rb)?;
         Self::json(&url, response)
     }

@@ -38,6 +38,9 @@ pub enum AppError {
     /// 404 `not-found`.
     #[error("{0}")]
     NotFound(String),
+    /// 410 `invitation-expired`: an owner invitation past its expiry.
+    #[error("{0}")]
+    InvitationExpired(String),
     /// 409 `version-exists`: versions are immutable.
     #[error("{0}")]
     VersionExists(String),
@@ -185,6 +188,7 @@ impl AppError {
             AppError::Blocked(_) => ("blocked", "Version blocked"),
             AppError::Quarantined(_) => ("quarantined", "Version quarantined"),
             AppError::NotFound(_) => ("not-found", "Not found"),
+            AppError::InvitationExpired(_) => ("invitation-expired", "Invitation expired"),
             AppError::VersionExists(_) => ("version-exists", "Version already published"),
             AppError::TooManyVersions(_) => ("too-many-versions", "Too many versions"),
             AppError::TooLarge(_) => ("too-large", "Too large"),
@@ -246,6 +250,7 @@ impl ResponseError for AppError {
             | AppError::Blocked(_)
             | AppError::Quarantined(_) => StatusCode::FORBIDDEN,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
+            AppError::InvitationExpired(_) => StatusCode::GONE,
             AppError::VersionExists(_) | AppError::TooManyVersions(_) => StatusCode::CONFLICT,
             AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::InvalidDefinition { .. } | AppError::Unprocessable(_) => {

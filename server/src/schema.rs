@@ -49,6 +49,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    /// Pending owner invitations (`models::invitation`).
+    owner_invitations (id) {
+        id -> BigInt,
+        tool_id -> BigInt,
+        invitee_id -> BigInt,
+        inviter_id -> BigInt,
+        created_at -> Timestamp,
+        expires_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     versions (id) {
         id -> BigInt,
         tool_id -> BigInt,
@@ -172,6 +184,7 @@ diesel::table! {
 diesel::joinable!(tokens -> users (user_id));
 diesel::joinable!(tool_owners -> tools (tool_id));
 diesel::joinable!(tool_owners -> users (user_id));
+diesel::joinable!(owner_invitations -> tools (tool_id));
 diesel::joinable!(versions -> tools (tool_id));
 diesel::joinable!(versions -> users (publisher_id));
 diesel::joinable!(version_contents -> versions (version_id));
@@ -186,6 +199,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     tokens,
     tools,
     tool_owners,
+    owner_invitations,
     versions,
     version_contents,
     tool_summaries,

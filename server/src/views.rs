@@ -7,8 +7,9 @@ pub use toolreg_api::{
     Attestation, AttestationStatement, ChangesFollowed, ConsistencyProof, CreatedToken,
     EncodableProblem, EncodablePublisher, EncodableReport, EncodableToken, EncodableTool,
     EncodableTrustedPublisher, EncodableVersion, EncodableVersionSummary, Health, InclusionProof,
-    Me, NewTokenRequest, NewTrustedPublisherRequest, OidcExchangeRequest, OidcExchanged, Owners,
-    OwnersChange, Provenance, PublishedVersion, QuarantineState, ReasonRequest, ReportPage,
-    Resolved, SearchAnswer, TokenList, TrustedPublisherList, VersionDiff, VersionPage, YankState,
-    ATTESTATION_HEADER, TOOL_VERSIONS_LISTED,
+    Me, NewTokenRequest, NewTrustedPublisherRequest, OidcExchangeRequest, OidcExchanged,
+    OwnerInvitation, OwnerInvitations, Owners, OwnersChange, Provenance, PublishedVersion,
+    QuarantineState, ReasonRequest, ReportPage, Resolved, SearchAnswer, TokenList,
+    TrustedPublisherList, VersionDiff, VersionPage, YankState, ATTESTATION_HEADER,
+    TOOL_VERSIONS_LISTED,
 };

@@ -135,8 +135,9 @@ async fn admins_only_and_bad_pages(app: TestApp) {
 async fn every_action_with_who_what_and_token(app: TestApp) {
     let admin = app.user_with("root", Tier::Trusted, true).await;
     let bob = app.user("bob", Tier::Trusted).await;
-    app.user("alice", Tier::Verified).await;
+    let alice = app.user("alice", Tier::Verified).await;
     let bob_token = token_ids(&app, &bob).await["test"];
+    let alice_token = token_ids(&app, &alice).await["test"];
     let admin_token = token_ids(&app, &admin).await["test"];
     use reqwest::Method;
 
@@ -170,18 +171,23 @@ async fn every_action_with_who_what_and_token(app: TestApp) {
             .await;
         assert_eq!(status, 200, "{body:#}");
     }
-    // owner_add, owner_remove
-    for method in [Method::PUT, Method::DELETE] {
-        let (status, body) = app
-            .send(
-                method,
-                "/api/v1/tools/calc/owners",
-                &bob,
-                Some(json!({"logins": ["alice"]})),
-            )
-            .await;
-        assert_eq!(status, 200, "{body:#}");
-    }
+    // owner_invite, owner_add (alice accepts), owner_remove
+    let owners = |method| {
+        app.send(
+            method,
+            "/api/v1/tools/calc/owners",
+            &bob,
+            Some(json!({"logins": ["alice"]})),
+        )
+    };
+    let (status, body) = owners(Method::PUT).await;
+    assert_eq!(status, 200, "{body:#}");
+    let (status, body) = app
+        .send(Method::PUT, "/api/v1/me/invitations/calc", &alice, None)
+        .await;
+    assert_eq!(status, 200, "{body:#}");
+    let (status, body) = owners(Method::DELETE).await;
+    assert_eq!(status, 200, "{body:#}");
     // tier_change + block, tier_change + unblock
     for tier in ["verified", "trusted"] {
         let (status, body) = app
@@ -219,6 +225,7 @@ async fn every_action_with_who_what_and_token(app: TestApp) {
             "tier_change",
             "owner_remove",
             "owner_add",
+            "owner_invite",
             "unyank",
             "yank",
             "publish",
@@ -282,14 +289,19 @@ async fn every_action_with_who_what_and_token(app: TestApp) {
             )
         );
     }
-    for action in ["owner_add", "owner_remove"] {
+    for (action, actor, token) in [
+        ("owner_invite", "bob", bob_token),
+        ("owner_add", "alice", alice_token),
+        ("owner_remove", "bob", bob_token),
+    ] {
         let e = &by(action)[0];
         assert_eq!(
             who(e),
-            (json!("bob"), json!(bob_token), json!("calc"), Value::Null)
+            (json!(actor), json!(token), json!("calc"), Value::Null)
         );
         assert_eq!(e["detail"]["login"], "alice");
     }
+    assert_eq!(by("owner_add")[0]["detail"]["invited_by"], "bob");
     let token_create = by("token_create");
     let bobs = token_create
         .iter()
@@ -436,20 +448,33 @@ async fn entries_share_the_changes_transaction(app: TestApp) {
     assert_eq!(status, 500);
     assert_eq!(token_ids(&app, &bob).await, before);
 
-    // owner_add: alice is not an owner.
-    app.user("alice", Tier::Verified).await;
-    let failing = FailingInsert::new("audit_log", "action", "owner_add");
-    app.fail_inserts(failing).await;
-    let (status, _) = app
-        .send(
+    // owner_invite: no invitation; owner_add: alice is not an owner and
+    // her invitation stays.
+    let alice = app.user("alice", Tier::Verified).await;
+    let invite = || {
+        app.send(
             Method::PUT,
             "/api/v1/tools/calc/owners",
             &bob,
             Some(json!({"logins": ["alice"]})),
         )
+    };
+    let failing = FailingInsert::new("audit_log", "action", "owner_invite");
+    app.fail_inserts(failing).await;
+    let (status, _) = invite().await;
+    app.stop_failing(failing).await;
+    assert_eq!(status, 500);
+    assert_eq!(app.count("owner_invitations").await, 0);
+    let (status, _) = invite().await;
+    assert_eq!(status, 200);
+    let failing = FailingInsert::new("audit_log", "action", "owner_add");
+    app.fail_inserts(failing).await;
+    let (status, _) = app
+        .send(Method::PUT, "/api/v1/me/invitations/calc", &alice, None)
         .await;
     app.stop_failing(failing).await;
     assert_eq!(status, 500);
+    assert_eq!(app.count("owner_invitations").await, 1);
     let owners: Value = app
         .get("/api/v1/tools/calc/owners")
         .await

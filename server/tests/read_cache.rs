@@ -41,7 +41,7 @@ fn logins(tool: &Value) -> Vec<&str> {
 
 async fn answers_follow_every_change_on_this_server(app: TestApp) {
     let alice = app.user("alice", Tier::Trusted).await;
-    app.user("bob", Tier::Verified).await;
+    let bob = app.user("bob", Tier::Verified).await;
     let admin = app.user_with("root", Tier::Trusted, true).await;
     app.publish_ok(&alice, BundleBuilder::function("calc", "1.0.0").pack())
         .await;
@@ -90,15 +90,31 @@ async fn answers_follow_every_change_on_this_server(app: TestApp) {
         false
     );
 
-    // Owners added and removed.
-    for (method, expected) in [
-        (reqwest::Method::PUT, vec!["alice", "bob"]),
-        (reqwest::Method::DELETE, vec!["alice"]),
+    // Owners invited (no change yet), accepting, removed.
+    for (method, path, token, expected) in [
+        (
+            reqwest::Method::PUT,
+            "/api/v1/tools/calc/owners",
+            &alice,
+            vec!["alice"],
+        ),
+        (
+            reqwest::Method::PUT,
+            "/api/v1/me/invitations/calc",
+            &bob,
+            vec!["alice", "bob"],
+        ),
+        (
+            reqwest::Method::DELETE,
+            "/api/v1/tools/calc/owners",
+            &alice,
+            vec!["alice"],
+        ),
     ] {
         let res = app
             .client
-            .request(method, app.api("/api/v1/tools/calc/owners"))
-            .bearer_auth(&alice)
+            .request(method, app.api(path))
+            .bearer_auth(token)
             .json(&json!({"logins": ["bob"]}))
             .send()
             .await

@@ -412,15 +412,7 @@ async fn demotion_blocks_and_promotion_unblocks(app: TestApp) {
         .await;
     assert_eq!(body["tier"], "untrusted");
     // alice co-owns cmd-tool and publishes 1.1.0 of it: her version is hers.
-    let res = app
-        .client
-        .put(app.api("/api/v1/tools/cmd-tool/owners"))
-        .bearer_auth(&bob)
-        .json(&json!({"logins": ["alice"]}))
-        .send()
-        .await
-        .expect("add owner");
-    assert_eq!(res.status(), 200);
+    app.add_owner(&bob, "cmd-tool", "alice", &alice).await;
     app.publish_ok(&alice, command_tool("cmd-tool", "1.1.0"))
         .await;
     eventually_in_search(&app, "fn-tool", |h| h["blocked"] == false).await;

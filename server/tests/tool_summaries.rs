@@ -119,7 +119,7 @@ async fn set_tier(app: &TestApp, token: &str, login: &str, tier: &str) {
 
 async fn every_write_stores_the_summary_it_changes(app: TestApp) {
     let alice = app.user("alice", Tier::Trusted).await;
-    app.user("bob", Tier::Verified).await;
+    let bob = app.user("bob", Tier::Verified).await;
     let admin = app.user_with("root", Tier::Trusted, true).await;
 
     // Publish: a new tool, then a new version of it.
@@ -145,7 +145,7 @@ async fn every_write_stores_the_summary_it_changes(app: TestApp) {
     assert_eq!(tool["versions"][0]["yanked"], false, "{tool:#}");
 
     // Owners: bob added (he published nothing of calc).
-    change_owner(&app, &alice, reqwest::Method::PUT, "bob").await;
+    app.add_owner(&alice, "calc", "bob", &bob).await;
     let tool = summary(&app, "calc").await;
     assert_eq!(
         logins_and_tiers(&tool),

@@ -343,10 +343,43 @@ fn workflow(server: Server) {
         .collect();
     assert!(names.contains(&"create_issue"), "{names:?}");
 
-    // owners
-    server.create_user("bob", "untrusted");
-    user.run(work, &["owner", "add", "github-create-issue", "bob"])
+    // owners: adding bob invites him; he accepts
+    let bob_token = server.create_user("bob", "untrusted");
+    let bob = User::new();
+    bob.run(
+        work,
+        &["login", "--registry", &server.url, "--token", &bob_token],
+    )
+    .ok();
+    let run = user
+        .run(work, &["owner", "add", "github-create-issue", "bob"])
         .ok();
+    assert!(
+        run.stdout.contains("invited bob")
+            && run
+                .stdout
+                .contains("toolreg owner accept github-create-issue"),
+        "{}",
+        run.stdout
+    );
+    let run = user
+        .run(work, &["owner", "list", "github-create-issue"])
+        .ok();
+    assert!(!run.stdout.contains("bob"), "{}", run.stdout);
+    let run = bob.run(work, &["owner", "invitations"]).ok();
+    assert!(
+        run.stdout.contains("github-create-issue") && run.stdout.contains("alice"),
+        "{}",
+        run.stdout
+    );
+    let run = bob
+        .run(work, &["owner", "accept", "github-create-issue"])
+        .ok();
+    assert!(run.stdout.contains("now an owner"), "{}", run.stdout);
+    // accepting again: there is no invitation any more
+    let run = bob.run(work, &["owner", "accept", "github-create-issue"]);
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("no invitation"), "{}", run.stderr);
     let owners = user
         .run(work, &["owner", "list", "github-create-issue", "--json"])
         .ok()

@@ -341,6 +341,29 @@ impl TestApp {
         json(req.send().await.expect("request")).await
     }
 
+    /// Make `login` (holding `invitee`) an owner of `tool`: the owner holding
+    /// `owner` invites them and they accept; asserts both answer 200.
+    pub async fn add_owner(&self, owner: &str, tool: &str, login: &str, invitee: &str) {
+        let (status, body) = self
+            .send(
+                reqwest::Method::PUT,
+                &format!("/api/v1/tools/{tool}/owners"),
+                owner,
+                Some(serde_json::json!({ "logins": [login] })),
+            )
+            .await;
+        assert_eq!(status, 200, "invite {login}: {body:#}");
+        let (status, body) = self
+            .send(
+                reqwest::Method::PUT,
+                &format!("/api/v1/me/invitations/{tool}"),
+                invitee,
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{login} accepts: {body:#}");
+    }
+
     /// Set `login`'s tier as the administrator holding `admin`; asserts 200.
     pub async fn set_tier(&self, admin: &str, login: &str, tier: &str) {
         let (status, body) = self

@@ -1,4 +1,6 @@
-//! Owners of a tool: `GET/PUT/DELETE /api/v1/tools/{name}/owners`.
+//! Owners of a tool: `GET/PUT/DELETE /api/v1/tools/{name}/owners` and the
+//! owners' view of pending invitations. Adding an owner invites them; they
+//! accept or decline under `/api/v1/me/invitations` (`controllers::me`).
 
 use actix_web::{delete, get, put, web};
 use serde_json::json;
@@ -8,8 +10,8 @@ use crate::auth::Auth;
 use crate::db::DbConnection;
 use crate::error::{bad_request, forbidden, AppResult, ProblemBody};
 use crate::models::state_change::{self, AfterCommit, StateChange};
-use crate::models::{owner, NewAudit, Scope, ToolRow, User};
-use crate::views::{EncodablePublisher, Owners, OwnersChange};
+use crate::models::{invitation, owner, NewAudit, Scope, ToolRow, User};
+use crate::views::{EncodablePublisher, OwnerInvitations, Owners, OwnersChange};
 
 /// The tool's owners (public).
 #[utoipa::path(tag = "owners", params(("name" = String, Path)),
@@ -29,10 +31,35 @@ pub async fn list(
         .await?;
     Ok(web::Json(Owners {
         owners: owners.iter().map(EncodablePublisher::from).collect(),
+        invitations: None,
     }))
 }
 
-/// Add owners (owners only, scope `owners`); an unknown login is 404.
+/// The tool's pending invitations, expired ones included (owners only).
+#[utoipa::path(tag = "owners", security(("bearer" = [])), params(("name" = String, Path)),
+    responses((status = 200, body = OwnerInvitations), (status = 401, body = ProblemBody),
+              (status = 403, body = ProblemBody), (status = 404, body = ProblemBody)))]
+#[get("/api/v1/tools/{name}/owners/invitations")]
+pub async fn pending_invitations(
+    state: web::Data<AppState>,
+    auth: Auth,
+    path: web::Path<String>,
+) -> AppResult<web::Json<OwnerInvitations>> {
+    let name = path.into_inner();
+    let invitations = state
+        .db
+        .read(move |conn| {
+            let tool = ToolRow::require(conn, &name)?;
+            require_owner(conn, &auth, &tool)?;
+            invitation::for_tool(conn, tool.id)
+        })
+        .await?;
+    Ok(web::Json(OwnerInvitations { invitations }))
+}
+
+/// Invite owners (owners only, scope `owners`): each login gets an
+/// invitation valid for 30 days, and becomes an owner when they accept it.
+/// An unknown login is 404; a login that already owns the tool is left as is.
 #[utoipa::path(tag = "owners", security(("bearer" = [])), params(("name" = String, Path)), request_body = OwnersChange,
     responses((status = 200, body = Owners), (status = 400, body = ProblemBody), (status = 401, body = ProblemBody),
               (status = 403, body = ProblemBody), (status = 404, body = ProblemBody)))]
@@ -46,7 +73,8 @@ pub async fn add(
     change(&state, auth, path.into_inner(), body.into_inner(), true).await
 }
 
-/// Remove owners (owners only, scope `owners`); removing the last owner is 400.
+/// Remove owners, or withdraw their pending invitations (owners only, scope
+/// `owners`); removing the last owner is 400.
 #[utoipa::path(tag = "owners", security(("bearer" = [])), params(("name" = String, Path)), request_body = OwnersChange,
     responses((status = 200, body = Owners), (status = 400, body = ProblemBody), (status = 401, body = ProblemBody),
               (status = 403, body = ProblemBody), (status = 404, body = ProblemBody)))]
@@ -77,9 +105,18 @@ async fn change(
         .write(move |conn| apply(conn, &auth, &tool, &body.logins, adding))
         .await?;
     after.apply(&state.cache);
-    Ok(web::Json(Owners {
-        owners: owners.iter().map(EncodablePublisher::from).collect(),
-    }))
+    Ok(web::Json(owners))
+}
+
+fn require_owner(conn: &mut DbConnection, auth: &Auth, tool: &ToolRow) -> AppResult<()> {
+    if owner::is_owner(conn, tool.id, auth.user.id)? {
+        Ok(())
+    } else {
+        Err(forbidden(format!(
+            "only owners of `{}` can change its owners or see its invitations",
+            tool.name
+        )))
+    }
 }
 
 fn apply(
@@ -88,27 +125,32 @@ fn apply(
     name: &str,
     logins: &[String],
     adding: bool,
-) -> AppResult<(Vec<User>, AfterCommit)> {
+) -> AppResult<(Owners, AfterCommit)> {
     let tool = ToolRow::require(conn, name)?;
-    if !owner::is_owner(conn, tool.id, auth.user.id)? {
-        return Err(forbidden(format!(
-            "only owners of `{}` can change its owners",
-            tool.name
-        )));
-    }
+    require_owner(conn, auth, &tool)?;
     let mut users = Vec::with_capacity(logins.len());
     for login in logins {
         users.push(User::require_by_login(conn, login)?);
     }
     let mut change = StateChange::new().tool(tool.id, &tool.name);
     for user in &users {
-        let changed = if adding {
-            owner::add(conn, tool.id, user.id)?
+        let action = if adding {
+            if owner::is_owner(conn, tool.id, user.id)? {
+                None
+            } else {
+                invitation::invite(conn, tool.id, user.id, auth.user.id)?;
+                Some("owner_invite")
+            }
+        } else if owner::remove(conn, tool.id, user.id)? {
+            invitation::delete(conn, tool.id, user.id)?;
+            Some("owner_remove")
+        } else if invitation::delete(conn, tool.id, user.id)? {
+            Some("owner_invite_withdraw")
         } else {
-            owner::remove(conn, tool.id, user.id)?
+            None
         };
-        if changed {
-            let mut audit = NewAudit::new(if adding { "owner_add" } else { "owner_remove" });
+        if let Some(action) = action {
+            let mut audit = NewAudit::new(action);
             audit.actor = Some(&auth.user.login);
             audit.token_id = Some(auth.token.id);
             audit.tool = Some(&tool.name);
@@ -124,6 +166,10 @@ fn apply(
             tool.name
         )));
     }
+    let answer = Owners {
+        owners: owners.iter().map(EncodablePublisher::from).collect(),
+        invitations: Some(invitation::for_tool(conn, tool.id)?),
+    };
     let after = state_change::record(conn, change)?;
-    Ok((owners, after))
+    Ok((answer, after))
 }
