@@ -210,6 +210,9 @@ diesel::table! {
         environment -> Nullable<Text>,
         created_by -> BigInt,
         created_at -> Timestamp,
+        /// The token that added it was an agent token: tokens exchanged
+        /// through it are agent tokens too.
+        creator_agent -> Bool,
     }
 }
 

@@ -200,6 +200,7 @@ impl Token {
         expires_at: NaiveDateTime,
         provenance: &str,
         tool_ids: &[i64],
+        agent: bool,
     ) -> AppResult<IssuedToken> {
         let mut issued = Token::insert(
             conn,
@@ -207,7 +208,7 @@ impl Token {
             None,
             name,
             &[Scope::PublishUpdate],
-            false,
+            agent,
             Some(expires_at),
         )?;
         diesel::update(tokens::table.find(issued.token.id))

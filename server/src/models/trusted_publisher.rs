@@ -31,6 +31,10 @@ pub struct TrustedPublisher {
     pub environment: Option<String>,
     pub created_by: i64,
     pub created_at: NaiveDateTime,
+    /// Whether the token that added it was an agent token: a token
+    /// exchanged through it never carries more than that token could, so it
+    /// is an agent token too.
+    pub creator_agent: bool,
 }
 
 /// A CI job, as a trusted publisher is asked whether it accepts it.
@@ -180,6 +184,7 @@ impl TrustedPublisher {
         tool_id: i64,
         new: &NewTrustedPublisher,
         created_by: i64,
+        creator_agent: bool,
     ) -> AppResult<TrustedPublisher> {
         let existing = TrustedPublisher::list(conn, tool_id)?;
         if let Some(same) = existing.iter().find(|t| {
@@ -204,6 +209,7 @@ impl TrustedPublisher {
                 trusted_publishers::environment.eq(&new.environment),
                 trusted_publishers::created_by.eq(created_by),
                 trusted_publishers::created_at.eq(now()),
+                trusted_publishers::creator_agent.eq(creator_agent),
             ))
             .returning(trusted_publishers::id)
             .get_result(conn)?;
