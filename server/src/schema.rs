@@ -26,6 +26,8 @@ diesel::table! {
         parent_id -> Nullable<BigInt>,
         /// The CI run an exchanged (trusted publishing) token came from, as JSON.
         provenance -> Nullable<Text>,
+        /// The deployment environment that run's ID token claimed.
+        oidc_environment -> Nullable<Text>,
     }
 }
 

@@ -264,7 +264,64 @@ async fn an_exchanged_token_only_publishes(ci: Ci) {
         .await;
 }
 
+async fn removing_an_environment_bound_publisher_stops_its_tokens(ci: Ci) {
+    let alice = ci.app.user("alice", Tier::Trusted).await;
+    ci.app
+        .publish_ok(&alice, BundleBuilder::http("ci-tool", "1.0.0").pack())
+        .await;
+    let mut ids = Vec::new();
+    for environment in ["release", "staging"] {
+        let (status, added) = ci
+            .app
+            .send(
+                reqwest::Method::POST,
+                "/api/v1/tools/ci-tool/trusted-publishers",
+                &alice,
+                Some(json!({"issuer": ci.issuer.url, "repository": REPO,
+                            "workflow": WORKFLOW, "environment": environment})),
+            )
+            .await;
+        assert_eq!(status, 201, "{added}");
+        ids.push(added["id"].as_i64().expect("id"));
+    }
+    let mut claims = ci.issuer.github_claims(REPO, WORKFLOW);
+    claims["environment"] = json!("release");
+    let (status, exchanged) = read_json(
+        ci.app
+            .client
+            .post(ci.app.api("/api/v1/oidc/exchange"))
+            .json(&json!({"token": ci.issuer.mint(&claims), "tools": ["ci-tool"]}))
+            .send()
+            .await
+            .expect("POST exchange"),
+    )
+    .await;
+    assert_eq!(status, 201, "{exchanged}");
+    let token = exchanged["token"].as_str().expect("token");
+    let (status, _) = ci
+        .app
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/api/v1/tools/ci-tool/trusted-publishers/{}", ids[0]),
+            &alice,
+            None,
+        )
+        .await;
+    assert_eq!(status, 204);
+    // The `staging` one remains, but the run was in `release`.
+    refused(
+        ci.app
+            .publish(token, BundleBuilder::http("ci-tool", "1.1.0").pack())
+            .await,
+        403,
+        "forbidden",
+        "no trusted publisher of `ci-tool` accepts",
+    )
+    .await;
+}
+
 both_backends!(async Ci::start =>
+    removing_an_environment_bound_publisher_stops_its_tokens,
     agent_tokens_cannot_escalate_through_trusted_publishing,
     a_squatted_repository_still_exchanges_for_its_owner,
     an_exchanged_token_only_publishes,

@@ -142,6 +142,7 @@ fn issue(
         &provenance_json,
         &tool_ids,
         grant.agent,
+        identity.environment.as_deref(),
     )?;
     let names: Vec<String> = tools.into_iter().map(|(_, name)| name).collect();
     let mut audit = NewAudit::new("token_create");

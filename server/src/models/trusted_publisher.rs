@@ -154,15 +154,20 @@ impl TrustedPublisher {
     }
 
     /// Whether a trusted publisher of `tool_id` still accepts the CI job
-    /// `provenance` records (every publish with a token from trusted
-    /// publishing asks, so removing a trusted publisher stops the tokens it
-    /// issued at once).
+    /// `provenance` records, run in `environment` (every publish with a
+    /// token from trusted publishing asks, so removing a trusted publisher
+    /// stops the tokens it issued at once, even while another one for the
+    /// same workflow but a different environment remains).
     pub fn still_accepts(
         conn: &mut DbConnection,
         tool_id: i64,
         provenance: &Provenance,
+        environment: Option<&str>,
     ) -> AppResult<bool> {
-        let job = CiJob::of_provenance(provenance);
+        let job = CiJob {
+            environment: JobEnvironment::Claimed(environment),
+            ..CiJob::of_provenance(provenance)
+        };
         Ok(TrustedPublisher::list(conn, tool_id)?
             .iter()
             .any(|t| t.accepts(&job)))
