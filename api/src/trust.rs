@@ -64,6 +64,12 @@ pub struct TrustedPublisherList {
 pub struct OidcExchangeRequest {
     /// The CI job's OpenID Connect ID token (a JWT).
     pub token: String,
+    /// The tools the job publishes (`toolreg publish` sends the one it
+    /// publishes). Each must have a trusted publisher matching the job, and
+    /// the token publishes these only. Without it, the token covers every
+    /// matched tool, which must then all be set up by one owner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<String>>,
 }
 
 /// The answer of `POST /api/v1/oidc/exchange`: a token that publishes new

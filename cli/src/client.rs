@@ -411,11 +411,12 @@ impl Client {
         Ok(())
     }
 
-    /// Trade a CI job's ID token for a short-lived publish token.
-    pub fn oidc_exchange(&self, id_token: &str) -> Result<OidcExchanged> {
+    /// Trade a CI job's ID token for a short-lived token that publishes `tools`.
+    pub fn oidc_exchange(&self, id_token: &str, tools: &[&str]) -> Result<OidcExchanged> {
         let (url, rb) = self.request(Method::POST, "/api/v1/oidc/exchange", false)?;
         let rb = rb.json(&OidcExchangeRequest {
             token: id_token.to_string(),
+            tools: Some(tools.iter().map(|t| t.to_string()).collect()),
         });
         let response = self.send("exchanging the CI job's ID token", &url, rb)?;
         Self::json(&url, response)

@@ -1,5 +1,6 @@
 //! Authentication: `Authorization: Bearer <token>` → the user and token,
-//! with scope checks and the publisher's effective tier.
+//! with scope checks and the publisher's effective tier. A token from
+//! trusted publishing is accepted by publish only.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -11,6 +12,9 @@ use crate::app::AppState;
 use crate::db::now;
 use crate::error::{forbidden, internal, unauthorized, AppError, AppResult};
 use crate::models::{tier, Scope, Token, User};
+
+/// The one route a token from trusted publishing may use: publish.
+const PUBLISH_PATH: &str = "/api/v1/tools";
 
 /// An authenticated request: the user and the token they used.
 #[derive(Debug, Clone)]
@@ -110,12 +114,23 @@ impl FromRequest for Auth {
     fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
         let state = req.app_data::<web::Data<AppState>>().cloned();
         let secret = bearer(req);
+        let publishing =
+            req.method() == actix_web::http::Method::POST && req.path() == PUBLISH_PATH;
         Box::pin(async move {
             let state = state.ok_or_else(|| internal("application state missing"))?;
             let secret = secret?.ok_or_else(|| {
                 unauthorized("this needs a token: send `Authorization: Bearer <token>` (see `toolreg login`)")
             })?;
-            authenticate(&state, secret).await
+            let auth = authenticate(&state, secret).await?;
+            // A token from trusted publishing stands for a CI run, not for
+            // its owner: it publishes, and does nothing else in their name
+            // (no reports, no account reads).
+            if auth.token.provenance.is_some() && !publishing {
+                return Err(forbidden(
+                    "a token from trusted publishing only publishes new versions of its tools (`POST /api/v1/tools`); use your own token for anything else",
+                ));
+            }
+            Ok(auth)
         })
     }
 }

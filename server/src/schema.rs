@@ -26,6 +26,8 @@ diesel::table! {
         parent_id -> Nullable<BigInt>,
         /// The CI run an exchanged (trusted publishing) token came from, as JSON.
         provenance -> Nullable<Text>,
+        /// The deployment environment that run's ID token claimed.
+        oidc_environment -> Nullable<Text>,
     }
 }
 
@@ -224,6 +226,9 @@ diesel::table! {
         environment -> Nullable<Text>,
         created_by -> BigInt,
         created_at -> Timestamp,
+        /// The token that added it was an agent token: tokens exchanged
+        /// through it are agent tokens too.
+        creator_agent -> Bool,
     }
 }
 

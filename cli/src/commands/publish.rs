@@ -59,7 +59,7 @@ pub fn run(ctx: &Context, path: Option<&Path>, dry_run: bool) -> Result<i32> {
     }
     let mut client = ctx.client_here()?;
     if !client.has_token() {
-        client = trusted_publishing(client)?;
+        client = trusted_publishing(client, &name)?;
     }
     let len = packed.bytes.len() as u64;
     let target = if std::io::stderr().is_terminal() && !ctx.json {
@@ -109,15 +109,15 @@ pub fn run(ctx: &Context, path: Option<&Path>, dry_run: bool) -> Result<i32> {
 }
 
 /// A client holding the token the registry gives for the CI job's ID
-/// token, or [`Error::NoToken`] outside CI. Says on stderr which
-/// repository's run publishes which tools (never the tokens).
-fn trusted_publishing(client: Client) -> Result<Client> {
+/// token to publish `tool`, or [`Error::NoToken`] outside CI. Says on
+/// stderr which repository's run publishes which tools (never the tokens).
+fn trusted_publishing(client: Client, tool: &str) -> Result<Client> {
     let Some(id) = crate::oidc::id_token(client.registry())? else {
         return Err(Error::NoToken {
             registry: client.registry().to_string(),
         });
     };
-    let exchanged = client.oidc_exchange(&id.token)?;
+    let exchanged = client.oidc_exchange(&id.token, &[tool])?;
     let from = match crate::oidc::describe(&id.token) {
         Some((issuer, repository)) => format!("{repository} ({issuer})"),
         None => "the CI job".to_string(),

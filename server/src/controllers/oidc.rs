@@ -5,7 +5,9 @@
 //! naming what failed), then matched against the trusted publishers that
 //! owners set for their tools ([`TrustedPublisher::accepts`]: same issuer,
 //! repository and workflow, and the same environment where one was set; 403
-//! when none matches). In one
+//! when none matches, or none for a tool the job names in `tools`). The
+//! token belongs to one owner and never carries more than the token that
+//! set up its trusted publishers ([`choose`]). In one
 //! transaction the token's `jti` is recorded — so it is exchanged once, on
 //! any replica — and a token is issued that publishes new versions of the
 //! matched tools only, expires within [`TOKEN_LIFETIME`] (never after the ID
@@ -48,48 +50,47 @@ pub async fn exchange(
         .rate_limits
         .check_ip(&state.db, &req, Action::OidcExchange)
         .await?;
-    let token = body.into_inner().token;
+    let body = body.into_inner();
+    let token = body.token;
     if token.trim().is_empty() {
         return Err(bad_request("token: give the CI job's ID token"));
     }
     if token.len() > 16 * 1024 {
         return Err(bad_request("token: at most 16 KiB"));
     }
+    let wanted = check_tools(body.tools)?;
     let identity = state.oidc.verify(&token).await?;
-    let issued = state.db.write(move |conn| issue(conn, &identity)).await?;
+    let issued = state
+        .db
+        .write(move |conn| issue(conn, &identity, wanted.as_deref()))
+        .await?;
     Ok(HttpResponse::Created().json(issued))
 }
 
-/// Match `identity`, record its `jti`, and issue the token.
-fn issue(conn: &mut DbConnection, identity: &Identity) -> AppResult<OidcExchanged> {
+/// Most tool names one exchange may ask for.
+const MAX_TOOLS: usize = 20;
+
+/// Match `identity` (for the tools `wanted`, when given), record its `jti`,
+/// and issue the token.
+fn issue(
+    conn: &mut DbConnection,
+    identity: &Identity,
+    wanted: Option<&[String]>,
+) -> AppResult<OidcExchanged> {
     let matched: Vec<(TrustedPublisher, String)> =
         TrustedPublisher::for_repository(conn, &identity.issuer, &identity.repository)?
             .into_iter()
             .filter(|(t, _)| t.accepts(&CiJob::of_identity(identity)))
             .collect();
-    let Some((first, _)) = matched.first() else {
+    if matched.is_empty() {
         return Err(forbidden(format!(
-            "no trusted publisher for repository `{}` and workflow `{}`{} (issuer {}): an owner of the tool adds one with `toolreg trusted-publisher add`",
-            identity.repository,
-            identity.workflow,
-            identity
-                .environment
-                .as_deref()
-                .map(|e| format!(" in environment `{e}`"))
-                .unwrap_or_default(),
-            identity.issuer
+            "no trusted publisher for {}: an owner of the tool adds one with `toolreg trusted-publisher add`",
+            job_text(identity)
         )));
-    };
-    // The token belongs to the owner who set up the first match; it can
-    // publish only the matched tools that owner set up (publish checks that
-    // its user owns the tool, like any token).
-    let owner = first.created_by;
-    let tools: Vec<(i64, String)> = matched
-        .iter()
-        .filter(|(t, _)| t.created_by == owner)
-        .map(|(t, name)| (t.tool_id, name.clone()))
-        .collect();
-
+    }
+    let grant = choose(&matched, wanted, identity)?;
+    let tools = grant.tools;
+    let owner = grant.owner;
     let id_token_expiry = DateTime::from_timestamp(identity.expires_at, 0)
         .map(|t| t.naive_utc())
         .unwrap_or_else(now);
@@ -140,16 +141,140 @@ fn issue(conn: &mut DbConnection, identity: &Identity) -> AppResult<OidcExchange
         expires_at,
         &provenance_json,
         &tool_ids,
+        grant.agent,
+        identity.environment.as_deref(),
     )?;
     let names: Vec<String> = tools.into_iter().map(|(_, name)| name).collect();
     let mut audit = NewAudit::new("token_create");
     audit.token_id = Some(issued.token.id);
     audit.detail = json!({"id": issued.token.id, "trusted_publishing": provenance,
-                           "tools": names, "expires_at": rfc3339(&expires_at)});
+                           "tools": names, "agent": grant.agent,
+                           "expires_at": rfc3339(&expires_at)});
     audit.insert(conn)?;
     Ok(OidcExchanged {
         token: issued.secret,
         expires_at: rfc3339(&expires_at),
         tools: names,
+    })
+}
+
+/// The repository, workflow, environment and issuer of a job, for errors.
+fn job_text(identity: &Identity) -> String {
+    format!(
+        "repository `{}` and workflow `{}`{} (issuer {})",
+        identity.repository,
+        identity.workflow,
+        identity
+            .environment
+            .as_deref()
+            .map(|e| format!(" in environment `{e}`"))
+            .unwrap_or_default(),
+        identity.issuer
+    )
+}
+
+/// 400 naming `tools` when the list is empty, too long or names a tool twice.
+fn check_tools(tools: Option<Vec<String>>) -> AppResult<Option<Vec<String>>> {
+    let Some(tools) = tools else { return Ok(None) };
+    if tools.is_empty() {
+        return Err(bad_request(
+            "tools: name at least one tool, or leave `tools` out",
+        ));
+    }
+    if tools.len() > MAX_TOOLS {
+        return Err(bad_request(format!(
+            "tools: at most {MAX_TOOLS} tools (got {})",
+            tools.len()
+        )));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for name in &tools {
+        if name.trim().is_empty() || name.len() > 200 {
+            return Err(bad_request("tools: each tool name has 1-200 bytes"));
+        }
+        if !seen.insert(name.as_str()) {
+            return Err(bad_request(format!("tools: `{name}` is named twice")));
+        }
+    }
+    Ok(Some(tools))
+}
+
+/// What an exchange issues: whose token it is, the tools it publishes, and
+/// whether it is an agent token.
+struct Grant {
+    owner: i64,
+    tools: Vec<(i64, String)>,
+    agent: bool,
+}
+
+/// Who the token belongs to and what it may publish. A token belongs to one
+/// user, so it covers the tools one owner's trusted publishers match; the
+/// job names the tools it publishes (`wanted`), so a trusted publisher that
+/// someone set up on another tool for the same repository never decides
+/// the token. The token carries no more than the token that set the
+/// trusted publishers up: where that was an agent token, so is this one
+/// (a user's own row is preferred when both match).
+fn choose(
+    matched: &[(TrustedPublisher, String)],
+    wanted: Option<&[String]>,
+    identity: &Identity,
+) -> AppResult<Grant> {
+    let chosen: Vec<&(TrustedPublisher, String)> = match wanted {
+        None => matched.iter().collect(),
+        Some(names) => {
+            let missing: Vec<&str> = names
+                .iter()
+                .filter(|n| !matched.iter().any(|(_, tool)| tool == *n))
+                .map(String::as_str)
+                .collect();
+            if !missing.is_empty() {
+                return Err(forbidden(format!(
+                    "no trusted publisher of `{}` matches {}: an owner of the tool adds one with `toolreg trusted-publisher add`",
+                    missing.join("`, `"),
+                    job_text(identity)
+                )));
+            }
+            matched
+                .iter()
+                .filter(|(_, tool)| names.contains(tool))
+                .collect()
+        }
+    };
+    // The owners whose trusted publishers cover every chosen tool.
+    let mut owners: Vec<i64> = chosen.iter().map(|(t, _)| t.created_by).collect();
+    owners.dedup();
+    let tool_names: std::collections::BTreeSet<&str> =
+        chosen.iter().map(|(_, n)| n.as_str()).collect();
+    let owner = owners.into_iter().find(|o| {
+        tool_names.iter().all(|n| {
+            chosen
+                .iter()
+                .any(|(t, tool)| t.created_by == *o && tool == n)
+        })
+    });
+    let Some(owner) = owner else {
+        return Err(forbidden(format!(
+            "the trusted publishers matching {} belong to different owners (tools `{}`): name the tool the job publishes in `tools` (`toolreg publish` does), or exchange once per tool",
+            job_text(identity),
+            tool_names.into_iter().collect::<Vec<_>>().join("`, `")
+        )));
+    };
+    let mut tools = Vec::new();
+    let mut agent = false;
+    for name in tool_names {
+        let rows: Vec<&TrustedPublisher> = chosen
+            .iter()
+            .filter(|(t, tool)| t.created_by == owner && tool == name)
+            .map(|(t, _)| t)
+            .collect();
+        agent |= rows.iter().all(|t| t.creator_agent);
+        if let Some(first) = rows.first() {
+            tools.push((first.tool_id, name.to_string()));
+        }
+    }
+    Ok(Grant {
+        owner,
+        tools,
+        agent,
     })
 }

@@ -3,6 +3,8 @@
 //! `DELETE /api/v1/tools/{name}/trusted-publishers/{id}`. Each needs an
 //! owner's token with the `owners` scope; adding and removing are recorded in
 //! the audit log (`trusted_publisher_add`, `trusted_publisher_remove`).
+//! Agent tokens cannot add or remove them: a trusted publisher hands out
+//! tokens, and an agent token must not mint more power than it holds.
 
 use actix_web::{delete, get, post, web, HttpResponse};
 use serde_json::json;
@@ -57,6 +59,7 @@ pub async fn add(
     body: web::Json<NewTrustedPublisherRequest>,
 ) -> AppResult<HttpResponse> {
     auth.require_scope(Scope::Owners)?;
+    refuse_agent(&auth, "add trusted publishers")?;
     let body = body.into_inner();
     let new = NewTrustedPublisher {
         issuer: body.issuer,
@@ -70,7 +73,7 @@ pub async fn add(
         .db
         .write(move |conn| {
             let tool = owned_tool(conn, &auth, &name)?;
-            let added = TrustedPublisher::add(conn, tool.id, &new, auth.user.id)?;
+            let added = TrustedPublisher::add(conn, tool.id, &new, auth.user.id, auth.token.agent)?;
             let mut audit = NewAudit::new("trusted_publisher_add");
             audit.actor = Some(&auth.user.login);
             audit.token_id = Some(auth.token.id);
@@ -99,6 +102,7 @@ pub async fn remove(
     path: web::Path<(String, i64)>,
 ) -> AppResult<HttpResponse> {
     auth.require_scope(Scope::Owners)?;
+    refuse_agent(&auth, "remove trusted publishers")?;
     let (name, id) = path.into_inner();
     state
         .db
@@ -122,6 +126,16 @@ pub async fn remove(
         })
         .await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+/// 403 for an agent token, which cannot `what`.
+fn refuse_agent(auth: &Auth, what: &str) -> AppResult<()> {
+    if auth.token.agent {
+        return Err(forbidden(format!(
+            "an agent token cannot {what}; use your own (not agent) token with the `owners` scope"
+        )));
+    }
+    Ok(())
 }
 
 /// The tool `name`, if the request's user owns it; else 404 or 403.

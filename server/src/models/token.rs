@@ -111,6 +111,9 @@ pub struct Token {
     /// the CI run it was issued to, as `toolreg_api::Provenance` JSON. Such
     /// a token publishes new versions of its [`Token::tools`] only.
     pub provenance: Option<String>,
+    /// For such a token: the deployment environment its ID token claimed
+    /// (`None`: none), which publish checks against the trusted publishers.
+    pub oidc_environment: Option<String>,
 }
 
 /// How many tokens above a token [`Token::find_live`] checks; a deeper
@@ -200,6 +203,8 @@ impl Token {
         expires_at: NaiveDateTime,
         provenance: &str,
         tool_ids: &[i64],
+        agent: bool,
+        environment: Option<&str>,
     ) -> AppResult<IssuedToken> {
         let mut issued = Token::insert(
             conn,
@@ -207,11 +212,14 @@ impl Token {
             None,
             name,
             &[Scope::PublishUpdate],
-            false,
+            agent,
             Some(expires_at),
         )?;
         diesel::update(tokens::table.find(issued.token.id))
-            .set(tokens::provenance.eq(provenance))
+            .set((
+                tokens::provenance.eq(provenance),
+                tokens::oidc_environment.eq(environment),
+            ))
             .execute(conn)?;
         for tool_id in tool_ids {
             diesel::insert_into(token_tools::table)
@@ -222,6 +230,7 @@ impl Token {
                 .execute(conn)?;
         }
         issued.token.provenance = Some(provenance.to_string());
+        issued.token.oidc_environment = environment.map(str::to_string);
         Ok(issued)
     }
 

@@ -31,6 +31,10 @@ pub struct TrustedPublisher {
     pub environment: Option<String>,
     pub created_by: i64,
     pub created_at: NaiveDateTime,
+    /// Whether the token that added it was an agent token: a token
+    /// exchanged through it never carries more than that token could, so it
+    /// is an agent token too.
+    pub creator_agent: bool,
 }
 
 /// A CI job, as a trusted publisher is asked whether it accepts it.
@@ -150,15 +154,20 @@ impl TrustedPublisher {
     }
 
     /// Whether a trusted publisher of `tool_id` still accepts the CI job
-    /// `provenance` records (every publish with a token from trusted
-    /// publishing asks, so removing a trusted publisher stops the tokens it
-    /// issued at once).
+    /// `provenance` records, run in `environment` (every publish with a
+    /// token from trusted publishing asks, so removing a trusted publisher
+    /// stops the tokens it issued at once, even while another one for the
+    /// same workflow but a different environment remains).
     pub fn still_accepts(
         conn: &mut DbConnection,
         tool_id: i64,
         provenance: &Provenance,
+        environment: Option<&str>,
     ) -> AppResult<bool> {
-        let job = CiJob::of_provenance(provenance);
+        let job = CiJob {
+            environment: JobEnvironment::Claimed(environment),
+            ..CiJob::of_provenance(provenance)
+        };
         Ok(TrustedPublisher::list(conn, tool_id)?
             .iter()
             .any(|t| t.accepts(&job)))
@@ -180,6 +189,7 @@ impl TrustedPublisher {
         tool_id: i64,
         new: &NewTrustedPublisher,
         created_by: i64,
+        creator_agent: bool,
     ) -> AppResult<TrustedPublisher> {
         let existing = TrustedPublisher::list(conn, tool_id)?;
         if let Some(same) = existing.iter().find(|t| {
@@ -204,6 +214,7 @@ impl TrustedPublisher {
                 trusted_publishers::environment.eq(&new.environment),
                 trusted_publishers::created_by.eq(created_by),
                 trusted_publishers::created_at.eq(now()),
+                trusted_publishers::creator_agent.eq(creator_agent),
             ))
             .returning(trusted_publishers::id)
             .get_result(conn)?;

@@ -317,7 +317,12 @@ fn check_trusted_publishing(conn: &mut DbConnection, auth: &Auth, tool: &ToolRow
     let provenance: Provenance = serde_json::from_str(provenance)
         .map_err(|e| internal(format!("a token's stored provenance does not parse: {e}")))?;
     if !auth.token.tools(conn)?.contains(&tool.id)
-        || !TrustedPublisher::still_accepts(conn, tool.id, &provenance)?
+        || !TrustedPublisher::still_accepts(
+            conn,
+            tool.id,
+            &provenance,
+            auth.token.oidc_environment.as_deref(),
+        )?
     {
         return Err(forbidden(format!(
             "this token from trusted publishing ({} {}) may not publish `{}`: no trusted publisher of `{}` accepts that repository and workflow now",

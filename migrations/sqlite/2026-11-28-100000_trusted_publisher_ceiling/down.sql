@@ -1,0 +1,1 @@
+ALTER TABLE trusted_publishers DROP COLUMN creator_agent;
