@@ -261,31 +261,44 @@ impl Context {
     /// other tools of the same `tools/list`, are known: one server's tools
     /// describe each other.
     pub fn of_mcp<'a>(tool: &Value, siblings: impl IntoIterator<Item = &'a str>) -> Self {
-        let text = |key: &str| tool.get(key).and_then(Value::as_str).unwrap_or_default();
+        let mut ctx = Context::of_mcp_list(siblings);
+        ctx.set_mcp_tool(tool);
+        ctx
+    }
+
+    /// The context shared by the tools of one `tools/list` (`names`: all
+    /// their call names), before [`Context::set_mcp_tool`] names the one
+    /// linted: a list of thousands of tools is linted with one context,
+    /// not one copy of the list per tool.
+    pub fn of_mcp_list<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
         let mut ctx = Context {
             format: Some(Format::Mcp),
-            own_names: vec![prose::normalize_tool_name(text("name"))],
-            own_hosts: Vec::new(),
-            siblings: None,
-            declared_siblings: Vec::new(),
-            parameters: tool
-                .pointer("/inputSchema/properties")
-                .and_then(Value::as_object)
-                .map(|props| {
-                    props
-                        .keys()
-                        .map(|k| prose::normalize_tool_name(k))
-                        .collect()
-                })
-                .unwrap_or_default(),
-            about_models: speaks_of_models(
-                text("name"),
-                tool.get("title").and_then(Value::as_str),
-                text("description"),
-            ),
+            ..Context::default()
         };
-        ctx.know_siblings(siblings);
+        ctx.know_siblings(names);
         ctx
+    }
+
+    /// Make this the context of the listed MCP `Tool` object `tool` (its
+    /// own name among the siblings is naming itself, not another tool).
+    pub fn set_mcp_tool(&mut self, tool: &Value) {
+        let text = |key: &str| tool.get(key).and_then(Value::as_str).unwrap_or_default();
+        self.own_names = vec![prose::normalize_tool_name(text("name"))];
+        self.parameters = tool
+            .pointer("/inputSchema/properties")
+            .and_then(Value::as_object)
+            .map(|props| {
+                props
+                    .keys()
+                    .map(|k| prose::normalize_tool_name(k))
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.about_models = speaks_of_models(
+            text("name"),
+            tool.get("title").and_then(Value::as_str),
+            text("description"),
+        );
     }
 
     /// Know the tool's siblings: call or registry names of the same

@@ -118,14 +118,21 @@ pub fn check(pins: &Pins, tools: &[Value], record: bool) -> Vec<Verdict> {
         .iter()
         .filter_map(|t| t.get("name").and_then(Value::as_str))
         .collect();
+    let mut ctx = lint::Context::of_mcp_list(names.iter().copied());
     tools
         .iter()
         .enumerate()
-        .map(|(i, tool)| check_one(pins, tool, i, &names, record))
+        .map(|(i, tool)| check_one(pins, tool, i, &mut ctx, record))
         .collect()
 }
 
-fn check_one(pins: &Pins, tool: &Value, i: usize, names: &[&str], record: bool) -> Verdict {
+fn check_one(
+    pins: &Pins,
+    tool: &Value,
+    i: usize,
+    ctx: &mut lint::Context,
+    record: bool,
+) -> Verdict {
     let live = fingerprint::of_mcp(tool);
     let Some(name) = tool.get("name").and_then(Value::as_str) else {
         return Verdict {
@@ -138,12 +145,11 @@ fn check_one(pins: &Pins, tool: &Value, i: usize, names: &[&str], record: bool) 
             definition: tool.clone(),
         };
     };
-    let siblings = names.iter().copied().filter(|n| *n != name);
-    let findings: Vec<Finding> =
-        lint::check_parsed(&lint::Context::of_mcp(tool, siblings), Some(tool), None)
-            .into_iter()
-            .filter(|f| !f.is_note())
-            .collect();
+    ctx.set_mcp_tool(tool);
+    let findings: Vec<Finding> = lint::check_parsed(ctx, Some(tool), None)
+        .into_iter()
+        .filter(|f| !f.is_note())
+        .collect();
     let mut verdict = Verdict {
         name: name.to_string(),
         fingerprint: live,
@@ -163,11 +169,8 @@ fn check_one(pins: &Pins, tool: &Value, i: usize, names: &[&str], record: bool) 
             verdict.status = Status::Changed;
             verdict.diff = pins.definitions.get(name).map(|old| {
                 let mut d = diff::between("pinned", "listed", old, tool);
-                let before = lint::check_parsed(
-                    &lint::Context::of_mcp(old, names.iter().copied().filter(|n| *n != name)),
-                    Some(old),
-                    None,
-                );
+                ctx.set_mcp_tool(old);
+                let before = lint::check_parsed(ctx, Some(old), None);
                 d.new_findings = lint::new_since(&before, &verdict.findings)
                     .into_iter()
                     .filter_map(|f| serde_json::to_value(f).ok())

@@ -97,10 +97,14 @@ pub fn run(config: Config, hooks: std::sync::Arc<dyn Hooks>) -> Result<Ended> {
         .enable_all()
         .build()
         .map_err(|e| Error::io("could not start the async runtime", e))?;
-    runtime.block_on(session::run(
+    let ended = runtime.block_on(session::run(
         config,
         hooks,
         tokio::io::stdin(),
         tokio::io::stdout(),
-    ))
+    ));
+    // The read of stdin blocks a thread until the agent writes or closes
+    // it; a session the upstream ended must not wait for that.
+    runtime.shutdown_background();
+    ended
 }
