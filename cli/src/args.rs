@@ -251,6 +251,48 @@ pub enum McpAction {
         #[arg(long, value_name = "FILE")]
         log_file: Option<PathBuf>,
     },
+    /// Run a third-party MCP server (CMD after `--`) behind toolreg: only
+    /// the tool definitions pinned in toolreg.lock's [[server]] NAME get
+    /// through; stdout carries MCP messages only.
+    Proxy {
+        /// The pinned server's name in toolreg.lock.
+        #[arg(long = "pin", value_name = "NAME")]
+        name: String,
+        /// Pin the tools not pinned yet (trust on first use).
+        #[arg(long)]
+        record: bool,
+        /// End the session instead of withholding a tool.
+        #[arg(long)]
+        strict: bool,
+        /// The agent project (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// The server command and its arguments.
+        #[arg(last = true, required = true, value_name = "CMD")]
+        command: Vec<String>,
+    },
+    /// Show the tools of a pinned server that the proxy withheld, and why.
+    Review {
+        /// The pinned server's name.
+        name: String,
+        /// The agent project (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+    },
+    /// Pin the withheld tools of a server (all, or the TOOLs named) after
+    /// reading them with `toolreg mcp review`.
+    Accept {
+        /// The pinned server's name.
+        name: String,
+        /// The tools to pin (default: every one pending review).
+        tools: Vec<String>,
+        /// Don't ask (needed when there is no terminal).
+        #[arg(long)]
+        yes: bool,
+        /// The agent project (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+    },
 }
 
 /// The options of `toolreg link` and `toolreg unlink`.

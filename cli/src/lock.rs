@@ -18,6 +18,9 @@ use toolreg_core::ExecutionKind;
 
 use crate::error::{Error, Result};
 
+mod server;
+pub use server::{Launch, LockedServer};
+
 /// File name of the lock.
 pub const FILE: &str = "toolreg.lock";
 
@@ -109,6 +112,7 @@ pub struct LockedCheckpoint {
 pub struct Lockfile {
     tools: Vec<LockedTool>,
     checkpoints: Vec<LockedCheckpoint>,
+    servers: Vec<LockedServer>,
 }
 
 #[derive(Deserialize)]
@@ -119,6 +123,8 @@ struct RawLock {
     tool: Vec<RawTool>,
     #[serde(default)]
     checkpoint: Vec<RawCheckpoint>,
+    #[serde(default)]
+    server: Vec<server::RawServer>,
 }
 
 #[derive(Deserialize)]
@@ -263,13 +269,44 @@ impl Lockfile {
                 note: c.note,
             })
             .collect();
-        let mut lock = Lockfile { tools, checkpoints };
+        let mut servers: Vec<LockedServer> = Vec::new();
+        for raw_server in raw.server {
+            let line = Some(line_of(text, raw_server.start()));
+            let s = raw_server.check().map_err(|m| corrupt(line, m))?;
+            if servers.iter().any(|x| x.name == s.name) {
+                return Err(corrupt(line, format!("server {} is listed twice", s.name)));
+            }
+            servers.push(s);
+        }
+        let mut lock = Lockfile {
+            tools,
+            checkpoints,
+            servers,
+        };
         lock.sort();
         Ok(lock)
     }
 
     fn sort(&mut self) {
         self.tools.sort_by(|a, b| a.name.cmp(&b.name));
+        self.servers.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+
+    /// The pinned third-party MCP servers, sorted by name.
+    pub fn servers(&self) -> &[LockedServer] {
+        &self.servers
+    }
+
+    /// The pinned server `name`.
+    pub fn server(&self, name: &str) -> Option<&LockedServer> {
+        self.servers.iter().find(|s| s.name == name)
+    }
+
+    /// Insert or replace the server entry for `server.name`.
+    pub fn upsert_server(&mut self, server: LockedServer) {
+        self.servers.retain(|s| s.name != server.name);
+        self.servers.push(server);
+        self.sort();
     }
 
     pub fn tools(&self) -> &[LockedTool] {
@@ -338,6 +375,9 @@ impl Lockfile {
                     toml_str(&b.workflow)
                 ));
             }
+        }
+        for s in &self.servers {
+            out.push_str(&server::render(s));
         }
         for c in &self.checkpoints {
             out.push_str("\n[[checkpoint]]\n");

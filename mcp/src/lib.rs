@@ -16,6 +16,7 @@ pub mod error;
 pub mod exec;
 pub mod log;
 pub mod protocol;
+pub mod proxy;
 pub mod serve;
 pub mod transport;
 

@@ -10,6 +10,7 @@ pub mod init;
 pub mod install;
 pub mod login;
 pub mod mcp;
+pub mod mcp_proxy;
 pub mod outdated;
 pub mod owner;
 pub mod pack;
@@ -153,6 +154,28 @@ pub fn run(cli: Cli) -> Result<i32> {
                     log_file,
                 },
         } => mcp::serve(&ctx, project.as_deref(), &tools, http, log_file.as_deref()),
+        Command::Mcp {
+            action:
+                McpAction::Proxy {
+                    name,
+                    record,
+                    strict,
+                    project,
+                    command,
+                },
+        } => mcp_proxy::run(&ctx, project.as_deref(), &name, record, strict, command),
+        Command::Mcp {
+            action: McpAction::Review { name, project },
+        } => mcp_proxy::review::review(&ctx, project.as_deref(), &name),
+        Command::Mcp {
+            action:
+                McpAction::Accept {
+                    name,
+                    tools,
+                    yes,
+                    project,
+                },
+        } => mcp_proxy::review::accept(&ctx, project.as_deref(), &name, &tools, yes),
         Command::Link(args) => crate::link::run(&ctx, &args, crate::link::Action::Link),
         Command::Unlink(args) => crate::link::run(&ctx, &args, crate::link::Action::Unlink),
     }

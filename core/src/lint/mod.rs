@@ -254,6 +254,53 @@ impl Context {
         }
     }
 
+    /// The context of an MCP `Tool` object as a server lists it (what
+    /// `toolreg mcp proxy` lints): its call name and parameters, and no own
+    /// hosts (nothing in a listed tool declares where it runs, and a URL
+    /// field the server adds must not make a host its own); `siblings`, the
+    /// other tools of the same `tools/list`, are known: one server's tools
+    /// describe each other.
+    pub fn of_mcp<'a>(tool: &Value, siblings: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut ctx = Context::of_mcp_list(siblings);
+        ctx.set_mcp_tool(tool);
+        ctx
+    }
+
+    /// The context shared by the tools of one `tools/list` (`names`: all
+    /// their call names), before [`Context::set_mcp_tool`] names the one
+    /// linted: a list of thousands of tools is linted with one context,
+    /// not one copy of the list per tool.
+    pub fn of_mcp_list<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut ctx = Context {
+            format: Some(Format::Mcp),
+            ..Context::default()
+        };
+        ctx.know_siblings(names);
+        ctx
+    }
+
+    /// Make this the context of the listed MCP `Tool` object `tool` (its
+    /// own name among the siblings is naming itself, not another tool).
+    pub fn set_mcp_tool(&mut self, tool: &Value) {
+        let text = |key: &str| tool.get(key).and_then(Value::as_str).unwrap_or_default();
+        self.own_names = vec![prose::normalize_tool_name(text("name"))];
+        self.parameters = tool
+            .pointer("/inputSchema/properties")
+            .and_then(Value::as_object)
+            .map(|props| {
+                props
+                    .keys()
+                    .map(|k| prose::normalize_tool_name(k))
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.about_models = speaks_of_models(
+            text("name"),
+            tool.get("title").and_then(Value::as_str),
+            text("description"),
+        );
+    }
+
     /// Know the tool's siblings: call or registry names of the same
     /// owners' other tools (any spelling: `send-email`, `send_email`,
     /// `sendEmail`).
@@ -291,6 +338,12 @@ impl Context {
 /// True if the tool's call name, title or description speaks of language
 /// models.
 fn about_models(tool: &Tool) -> bool {
+    speaks_of_models(&tool.call_name, tool.title.as_deref(), &tool.description)
+}
+
+/// True if a call name, title or the first sentence of a description
+/// speaks of language models.
+fn speaks_of_models(call_name: &str, title: Option<&str>, description: &str) -> bool {
     const WORDS: &[&str] = &[
         "llm",
         "llms",
@@ -321,12 +374,8 @@ fn about_models(tool: &Tool) -> bool {
             .split('_')
             .any(|w| WORDS.contains(&w))
     };
-    let first = tool
-        .description
-        .split(['.', '\n'])
-        .next()
-        .unwrap_or_default();
-    words(&tool.call_name) || tool.title.as_deref().is_some_and(words) || words(first)
+    let first = description.split(['.', '\n']).next().unwrap_or_default();
+    words(call_name) || title.is_some_and(words) || words(first)
 }
 
 /// Hosts of every URL-valued `url`/`endpoint`/`base_url` field in `v`.

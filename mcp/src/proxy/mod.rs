@@ -1,0 +1,110 @@
+//! `toolreg mcp proxy`: an MCP server over stdio to the agent that runs a
+//! third-party MCP server (the upstream) as a child process and lets only
+//! its pinned tool definitions through.
+//!
+//! The proxy forwards JSON-RPC messages as they are, line for line, in
+//! both directions: requests keep their ids, and results, notifications,
+//! progress, cancellation, resources, prompts, server-to-client requests
+//! and the negotiated protocol version pass untouched. Two messages are
+//! read and changed:
+//!
+//! * every `tools/list` result from the upstream is checked ([`check`]):
+//!   a tool whose fingerprint matches its pin (and whose lint flags were
+//!   accepted) is passed through as listed, every other one is left out;
+//! * every `tools/call` from the agent names a tool; a call to one that
+//!   did not pass the last check is refused with a JSON-RPC error naming
+//!   the tool and the reason, and never reaches the upstream.
+//!
+//! The proxy lists the upstream's tools itself once the session starts and
+//! again on every `notifications/tools/list_changed`; calls wait for that
+//! check. Malformed JSON and messages over [`frame::MAX_MESSAGE`] are never
+//! forwarded. The upstream's stderr is the proxy's stderr.
+
+pub mod check;
+pub mod frame;
+mod session;
+
+use crate::error::{Error, Result};
+pub use check::{Pins, Status, Verdict};
+
+/// What to run and what is pinned.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The pinned server's name (in messages and reports).
+    pub server: String,
+    /// The upstream command and its arguments.
+    pub command: Vec<String>,
+    /// The pins in force when the session starts.
+    pub pins: Pins,
+    /// Pin tools not pinned yet (trust on first use).
+    pub record: bool,
+    /// End the session instead of withholding a tool.
+    pub strict: bool,
+    /// The largest message read either way.
+    pub max_message: usize,
+}
+
+/// What the proxy tells its caller as checks happen.
+pub trait Hooks: Send + Sync + 'static {
+    /// Tools whose verdict is new or differs from the one last reported
+    /// (`pins`: as they were for that check). Recorded tools are in
+    /// `verdicts` with [`Verdict::recorded`]; the caller stores them.
+    /// An error is printed, and the session goes on.
+    fn checked(&self, pins: &Pins, verdicts: &[Verdict]) -> std::result::Result<(), String>;
+}
+
+/// Why a session ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ended {
+    /// The agent closed stdin: a normal end.
+    AgentClosed,
+    /// The upstream closed its stdout or exited (how, as text).
+    UpstreamExited(String),
+    /// `--strict`: a tool would have been withheld (which, and why).
+    Strict(String),
+    /// The upstream sent a message over the cap (its size).
+    TooLong(usize),
+}
+
+impl Ended {
+    /// The line the proxy prints on stderr (`None` for a normal end).
+    pub fn message(&self, server: &str) -> Option<String> {
+        match self {
+            Ended::AgentClosed => None,
+            Ended::UpstreamExited(how) => Some(format!(
+                "the server {server} exited ({how}); the session ends"
+            )),
+            Ended::Strict(why) => Some(format!(
+                "--strict: {why}; the session ends instead of withholding it"
+            )),
+            Ended::TooLong(n) => Some(format!(
+                "the server {server} sent a message of more than {n} bytes (the limit is {} bytes); nothing of it was forwarded and the session ends",
+                frame::MAX_MESSAGE
+            )),
+        }
+    }
+}
+
+/// Run one proxy session over this process's stdin and stdout until the
+/// agent or the upstream ends it.
+pub fn run(config: Config, hooks: std::sync::Arc<dyn Hooks>) -> Result<Ended> {
+    if config.command.is_empty() {
+        return Err(Error::Transport(
+            "no server command: give it after `--`".into(),
+        ));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::io("could not start the async runtime", e))?;
+    let ended = runtime.block_on(session::run(
+        config,
+        hooks,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+    ));
+    // The read of stdin blocks a thread until the agent writes or closes
+    // it; a session the upstream ended must not wait for that.
+    runtime.shutdown_background();
+    ended
+}
