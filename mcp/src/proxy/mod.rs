@@ -85,19 +85,35 @@ impl Ended {
     }
 }
 
-/// Run one proxy session over this process's stdin and stdout until the
-/// agent or the upstream ends it.
-pub fn run(config: Config, hooks: std::sync::Arc<dyn Hooks>) -> Result<Ended> {
+/// Run one proxy session with the agent on `agent_in` and `agent_out`
+/// (what [`run`] does over stdio; benchmarks use in-memory pipes), on the
+/// caller's tokio runtime.
+pub async fn run_on<I, O>(
+    config: Config,
+    hooks: std::sync::Arc<dyn Hooks>,
+    agent_in: I,
+    agent_out: O,
+) -> Result<Ended>
+where
+    I: tokio::io::AsyncRead + Unpin + Send + 'static,
+    O: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     if config.command.is_empty() {
         return Err(Error::Transport(
             "no server command: give it after `--`".into(),
         ));
     }
+    session::run(config, hooks, agent_in, agent_out).await
+}
+
+/// Run one proxy session over this process's stdin and stdout until the
+/// agent or the upstream ends it.
+pub fn run(config: Config, hooks: std::sync::Arc<dyn Hooks>) -> Result<Ended> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| Error::io("could not start the async runtime", e))?;
-    let ended = runtime.block_on(session::run(
+    let ended = runtime.block_on(run_on(
         config,
         hooks,
         tokio::io::stdin(),
