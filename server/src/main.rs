@@ -6,6 +6,9 @@ use clap::Parser;
 /// thread (HTTP workers, the blocking pool that runs database work, the
 /// search writer) and held on to freed memory; with mimalloc, set up by
 /// [`release_memory_promptly`], the server stays far smaller after a load.
+/// The `heap-profile` feature keeps the C library's malloc instead, so that
+/// heaptrack sees every allocation (`bench/README.md`, heap profile).
+#[cfg(not(feature = "heap-profile"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -177,15 +177,24 @@ fn configure_sqlite() {
         // SAFETY: each option takes the documented arguments (none; one
         // int; a pointer to a `sqlite3_mem_methods`, which SQLite copies)
         // and is set before any connection is opened by this crate.
-        let (threads, memstatus, malloc) = unsafe {
+        let (threads, memstatus) = unsafe {
             (
                 sqlite3_config(SQLITE_CONFIG_MULTITHREAD),
                 sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0 as std::ffi::c_int),
+            )
+        };
+        // A heap-profiling build leaves SQLite on the C library's malloc,
+        // where the profiler sees its allocations.
+        let malloc = if cfg!(feature = "heap-profile") {
+            0
+        } else {
+            // SAFETY: as above.
+            unsafe {
                 sqlite3_config(
                     SQLITE_CONFIG_MALLOC,
                     &memory as *const libsqlite3_sys::sqlite3_mem_methods,
-                ),
-            )
+                )
+            }
         };
         if threads != 0 || memstatus != 0 || malloc != 0 {
             tracing::debug!(

@@ -1,0 +1,2 @@
+DROP INDEX versions_without_fingerprint;
+DROP INDEX versions_without_order;
