@@ -320,7 +320,46 @@ async fn removing_an_environment_bound_publisher_stops_its_tokens(ci: Ci) {
     .await;
 }
 
+async fn a_fractional_exp_is_kept_until_the_real_expiry(ci: Ci) {
+    let alice = ci.app.user("alice", Tier::Trusted).await;
+    ci.app
+        .publish_ok(&alice, BundleBuilder::http("ci-tool", "1.0.0").pack())
+        .await;
+    assert_eq!(add_publisher(&ci, &alice, "ci-tool").await.0, 201);
+    let post = |id_token: String| {
+        ci.app
+            .client
+            .post(ci.app.api("/api/v1/oidc/exchange"))
+            .json(&json!({"token": id_token, "tools": ["ci-tool"]}))
+            .send()
+    };
+    let mut claims = ci.issuer.github_claims(REPO, WORKFLOW);
+    claims["exp"] = json!(claims["exp"].as_f64().expect("exp") + 0.5);
+    let fractional = ci.issuer.mint(&claims);
+    assert_eq!(post(fractional.clone()).await.expect("POST").status(), 201);
+    // Another exchange prunes expired replay records; this one is not.
+    exchange_ok(&ci, Some(json!(["ci-tool"]))).await;
+    refused(
+        post(fractional).await.expect("POST"),
+        401,
+        "unauthorized",
+        "replayed",
+    )
+    .await;
+    // An `exp` that is no time is refused, naming the claim.
+    let mut claims = ci.issuer.github_claims(REPO, WORKFLOW);
+    claims["exp"] = json!(1e20);
+    refused(
+        post(ci.issuer.mint(&claims)).await.expect("POST"),
+        401,
+        "unauthorized",
+        "`exp`",
+    )
+    .await;
+}
+
 both_backends!(async Ci::start =>
+    a_fractional_exp_is_kept_until_the_real_expiry,
     removing_an_environment_bound_publisher_stops_its_tokens,
     agent_tokens_cannot_escalate_through_trusted_publishing,
     a_squatted_repository_still_exchanges_for_its_owner,
