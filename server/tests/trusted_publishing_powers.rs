@@ -320,7 +320,119 @@ async fn removing_an_environment_bound_publisher_stops_its_tokens(ci: Ci) {
     .await;
 }
 
+async fn a_fractional_exp_is_kept_until_the_real_expiry(ci: Ci) {
+    let alice = ci.app.user("alice", Tier::Trusted).await;
+    ci.app
+        .publish_ok(&alice, BundleBuilder::http("ci-tool", "1.0.0").pack())
+        .await;
+    assert_eq!(add_publisher(&ci, &alice, "ci-tool").await.0, 201);
+    let post = |id_token: String| {
+        ci.app
+            .client
+            .post(ci.app.api("/api/v1/oidc/exchange"))
+            .json(&json!({"token": id_token, "tools": ["ci-tool"]}))
+            .send()
+    };
+    let mut claims = ci.issuer.github_claims(REPO, WORKFLOW);
+    claims["exp"] = json!(claims["exp"].as_f64().expect("exp") + 0.5);
+    let fractional = ci.issuer.mint(&claims);
+    assert_eq!(post(fractional.clone()).await.expect("POST").status(), 201);
+    // Another exchange prunes expired replay records; this one is not.
+    exchange_ok(&ci, Some(json!(["ci-tool"]))).await;
+    refused(
+        post(fractional).await.expect("POST"),
+        401,
+        "unauthorized",
+        "replayed",
+    )
+    .await;
+    // An `exp` that is no time is refused, naming the claim.
+    let mut claims = ci.issuer.github_claims(REPO, WORKFLOW);
+    claims["exp"] = json!(1e20);
+    refused(
+        post(ci.issuer.mint(&claims)).await.expect("POST"),
+        401,
+        "unauthorized",
+        "`exp`",
+    )
+    .await;
+}
+
+/// A trusted issuer that accepts connections and never answers.
+fn stalled_issuer() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("address"));
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream);
+        }
+    });
+    url
+}
+
+/// An app trusting the local issuer and a [`stalled_issuer`]; its URL.
+async fn start_with_stalled(backend: common::Backend) -> Option<(Ci, String)> {
+    let issuer = toolreg_test_support::issuer::Issuer::start();
+    let stalled = stalled_issuer();
+    let app = common::TestApp::builder(backend)
+        .with_trusted_issuer(&issuer.url)
+        .with_trusted_issuer(&stalled)
+        .start()
+        .await?;
+    Some((Ci { app, issuer }, stalled))
+}
+
+async fn a_stalled_issuer_stalls_no_one_else((ci, stalled): (Ci, String)) {
+    let alice = ci.app.user("alice", Tier::Trusted).await;
+    ci.app
+        .publish_ok(&alice, BundleBuilder::http("ci-tool", "1.0.0").pack())
+        .await;
+    assert_eq!(add_publisher(&ci, &alice, "ci-tool").await.0, 201);
+
+    let mut claims = ci.issuer.github_claims(REPO, WORKFLOW);
+    claims["iss"] = json!(stalled);
+    let stuck = ci
+        .app
+        .client
+        .post(ci.app.api("/api/v1/oidc/exchange"))
+        .json(&json!({"token": ci.issuer.mint(&claims)}))
+        .send();
+    let started = std::time::Instant::now();
+    let (stuck, fast) = futures::join!(stuck, async {
+        actix_web::rt::time::sleep(std::time::Duration::from_millis(200)).await;
+        let t = std::time::Instant::now();
+        let body = exchange_ok(&ci, Some(json!(["ci-tool"]))).await;
+        (t.elapsed(), body)
+    });
+    assert!(
+        fast.0 < std::time::Duration::from_secs(2),
+        "the other issuer's exchange took {:?}",
+        fast.0
+    );
+    // The stalled fetch gives up after its short timeout.
+    let stuck = stuck.expect("POST");
+    assert!(!stuck.status().is_success(), "{}", stuck.status());
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+
+    // A key rotated in right after a fetch (within the refetch interval)
+    // is waited for, not refused: the first rotation makes the registry
+    // fetch, the second one follows at once.
+    for _ in 0..2 {
+        ci.issuer.rotate();
+        let body = exchange_ok(&ci, Some(json!(["ci-tool"]))).await;
+        assert_eq!(body["tools"], json!(["ci-tool"]));
+    }
+}
+
+both_backends!(async start_with_stalled => a_stalled_issuer_stalls_no_one_else);
+
 both_backends!(async Ci::start =>
+    a_fractional_exp_is_kept_until_the_real_expiry,
     removing_an_environment_bound_publisher_stops_its_tokens,
     agent_tokens_cannot_escalate_through_trusted_publishing,
     a_squatted_repository_still_exchanges_for_its_owner,

@@ -23,6 +23,30 @@ pub struct Identity {
     pub expires_at: i64,
 }
 
+/// Latest `exp` accepted: the end of the year 9999.
+const MAX_EXP: i64 = 253_402_300_799;
+
+/// The `exp` claim as whole seconds since the epoch, normalised once: a
+/// fractional one is rounded up (so a replay record lasts until the real
+/// expiry), and one that is not a time in 1970–9999 is refused.
+fn expiry(exp: &Value) -> Result<i64, TrustPubError> {
+    let seconds = match exp {
+        Value::Number(n) => n.as_i64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.is_finite() && *f > 0.0 && *f <= MAX_EXP as f64)
+                .map(|f| f.ceil() as i64)
+        }),
+        _ => None,
+    };
+    seconds
+        .filter(|s| (1..=MAX_EXP).contains(s))
+        .ok_or_else(|| {
+            TrustPubError::refused(
+                "token: the ID token's `exp` is not a time (seconds since 1970, before the year 10000)",
+            )
+        })
+}
+
 /// The identity in verified claims: GitHub's or GitLab's shape.
 pub fn identity(issuer: String, claims: &Value) -> Result<Identity, TrustPubError> {
     let text = |name: &str| claims[name].as_str().map(str::to_string);
@@ -34,7 +58,7 @@ pub fn identity(issuer: String, claims: &Value) -> Result<Identity, TrustPubErro
     let missing =
         |c: &str| TrustPubError::refused(format!("token: the ID token has no `{c}` claim"));
     let jti = text("jti").ok_or_else(|| missing("jti"))?;
-    let expires_at = claims["exp"].as_i64().unwrap_or_default();
+    let expires_at = expiry(&claims["exp"])?;
     let (repository, workflow, run_id) = if let Some(job) = text("job_workflow_ref") {
         // GitHub: `org/repo/.github/workflows/release.yml@refs/tags/v1`.
         let repository = text("repository").ok_or_else(|| missing("repository"))?;

@@ -1,9 +1,11 @@
 //! The issuers' signing keys: fetched through each issuer's discovery
 //! document, cached per issuer, fetched again when a token names a key id
 //! the cache lacks (how issuers rotate keys), at most once per
-//! [`REFETCH_INTERVAL`] per issuer; and the algorithms each key may verify.
+//! [`REFETCH_INTERVAL`] per issuer, one fetch at a time per issuer and
+//! within [`FETCH_TIMEOUT`]; and the algorithms each key may verify.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::jwk::{AlgorithmParameters, Jwk, JwkSet};
@@ -21,10 +23,16 @@ pub const KEYS_TTL: Duration = Duration::from_secs(3600);
 /// The least time between two fetches of one issuer's keys.
 pub const REFETCH_INTERVAL: Duration = Duration::from_secs(1);
 
-/// The issuers' keys, cached.
+/// How long one fetch of an issuer's discovery document and key set may take.
+pub const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The issuers' keys, cached. Each issuer has its own slot and lock: a
+/// fetch holds only its issuer's lock, so a slow issuer never stalls
+/// another's tokens, and the tokens of one issuer that need a fetch wait
+/// for the one in flight instead of starting their own.
 #[derive(Default)]
 pub struct KeyCache {
-    keys: Mutex<HashMap<String, IssuerKeys>>,
+    issuers: std::sync::Mutex<HashMap<String, Arc<Mutex<Option<IssuerKeys>>>>>,
 }
 
 struct IssuerKeys {
@@ -34,33 +42,48 @@ struct IssuerKeys {
 
 impl KeyCache {
     /// The issuer's key `kid` (or its only key when the token names none),
-    /// from the cache or freshly fetched with `http`.
+    /// from the cache or freshly fetched with `http`. A key the cache lacks
+    /// is fetched again, at most once per [`REFETCH_INTERVAL`]: within it,
+    /// the request waits for the next fetch rather than being refused, so a
+    /// key the issuer just rotated in is found.
     pub async fn key(
         &self,
         http: &reqwest::Client,
         issuer: &str,
         kid: Option<&str>,
     ) -> Result<Jwk, TrustPubError> {
-        let mut cache = self.keys.lock().await;
-        if let Some(cached) = cache.get(issuer) {
-            if cached.fetched.elapsed() < KEYS_TTL {
-                if let Some(jwk) = pick(&cached.keys, kid) {
+        let slot = {
+            let mut issuers = self
+                .issuers
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            issuers.entry(issuer.to_string()).or_default().clone()
+        };
+        let mut cached = slot.lock().await;
+        if let Some(c) = cached.as_ref() {
+            if c.fetched.elapsed() < KEYS_TTL {
+                if let Some(jwk) = pick(&c.keys, kid) {
                     return Ok(jwk);
                 }
-                if cached.fetched.elapsed() < REFETCH_INTERVAL {
-                    return Err(unknown_key(kid));
+                let since = c.fetched.elapsed();
+                if since < REFETCH_INTERVAL {
+                    tokio::time::sleep(REFETCH_INTERVAL - since).await;
                 }
             }
         }
-        let keys = fetch_keys(http, issuer).await?;
+        let keys = tokio::time::timeout(FETCH_TIMEOUT, fetch_keys(http, issuer))
+            .await
+            .map_err(|_| {
+                unreachable(
+                    issuer,
+                    &format!("no answer within {} s", FETCH_TIMEOUT.as_secs()),
+                )
+            })??;
         let found = pick(&keys, kid);
-        cache.insert(
-            issuer.to_string(),
-            IssuerKeys {
-                keys,
-                fetched: Instant::now(),
-            },
-        );
+        *cached = Some(IssuerKeys {
+            keys,
+            fetched: Instant::now(),
+        });
         found.ok_or_else(|| unknown_key(kid))
     }
 }

@@ -23,6 +23,7 @@ use crate::app::AppState;
 use crate::db::{now, DbConnection};
 use crate::encode::rfc3339;
 use crate::error::{bad_request, forbidden, unauthorized, AppError, AppResult, ProblemBody};
+use crate::models::token::ExchangedRun;
 use crate::models::trusted_publisher::{CiJob, TrustedPublisher};
 use crate::models::{NewAudit, Token};
 use crate::rate_limit::Action;
@@ -139,10 +140,12 @@ fn issue(
             identity.repository, identity.workflow, identity.run_id
         ),
         expires_at,
-        &provenance_json,
-        &tool_ids,
-        grant.agent,
-        identity.environment.as_deref(),
+        ExchangedRun {
+            provenance: &provenance_json,
+            tool_ids: &tool_ids,
+            agent: grant.agent,
+            environment: identity.environment.as_deref(),
+        },
     )?;
     let names: Vec<String> = tools.into_iter().map(|(_, name)| name).collect();
     let mut audit = NewAudit::new("token_create");

@@ -120,6 +120,18 @@ pub struct Token {
 /// chain is refused (no API path builds one that deep in practice).
 const MAX_PARENT_DEPTH: usize = 64;
 
+/// What a token from trusted publishing carries of the CI run it was issued to.
+pub struct ExchangedRun<'a> {
+    /// The run, as `toolreg_api::Provenance` JSON.
+    pub provenance: &'a str,
+    /// The tools it may publish.
+    pub tool_ids: &'a [i64],
+    /// Whether it is an agent token (its trusted publisher was set up by one).
+    pub agent: bool,
+    /// The deployment environment the run's ID token claimed.
+    pub environment: Option<&'a str>,
+}
+
 /// A token as created: the row and the secret, which is never stored.
 pub struct IssuedToken {
     pub token: Token,
@@ -195,17 +207,21 @@ impl Token {
 
     /// Create the token trusted publishing issues (call inside a write
     /// transaction): owned by `user_id`, scope `publish-update` only, valid
-    /// until `expires_at`, carrying `provenance` and limited to `tool_ids`.
+    /// until `expires_at`, carrying the run's provenance and limited to its
+    /// tools ([`ExchangedRun`]).
     pub fn create_exchanged(
         conn: &mut DbConnection,
         user_id: i64,
         name: &str,
         expires_at: NaiveDateTime,
-        provenance: &str,
-        tool_ids: &[i64],
-        agent: bool,
-        environment: Option<&str>,
+        run: ExchangedRun<'_>,
     ) -> AppResult<IssuedToken> {
+        let ExchangedRun {
+            provenance,
+            tool_ids,
+            agent,
+            environment,
+        } = run;
         let mut issued = Token::insert(
             conn,
             user_id,
