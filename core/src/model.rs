@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::policy::ExecutionKind;
 
-/// The four definition formats, by the id used in the API (`format` field).
+/// The five definition formats, by the id used in the API (`format` field).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
@@ -19,19 +19,28 @@ pub enum Format {
     Mcp,
     /// "JSON Format for LLM Tools", `prompt.json`.
     Prompt,
+    /// An Agent Skill, `SKILL.md` (YAML frontmatter, then Markdown).
+    Skill,
 }
 
 impl Format {
     /// Every format, in detection order.
-    pub const ALL: [Format; 4] = [Format::Matimo, Format::Shinkai, Format::Mcp, Format::Prompt];
+    pub const ALL: [Format; 5] = [
+        Format::Matimo,
+        Format::Shinkai,
+        Format::Mcp,
+        Format::Prompt,
+        Format::Skill,
+    ];
 
-    /// The format id used in the API (`matimo`, `shinkai`, `mcp`, `prompt`).
+    /// The format id used in the API (`matimo`, `shinkai`, `mcp`, `prompt`, `skill`).
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Matimo => "matimo",
             Format::Shinkai => "shinkai",
             Format::Mcp => "mcp",
             Format::Prompt => "prompt",
+            Format::Skill => "skill",
         }
     }
 
@@ -42,6 +51,7 @@ impl Format {
             Format::Shinkai => &["metadata.json"],
             Format::Mcp => &["tool.json"],
             Format::Prompt => &["prompt.json"],
+            Format::Skill => &["SKILL.md"],
         }
     }
 }

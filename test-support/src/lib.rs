@@ -30,7 +30,7 @@ pub mod process;
 #[cfg(feature = "services")]
 pub mod services;
 
-pub use rule::{corpus, lint_bench, services_required, unavailable, workspace_root};
+pub use rule::{corpus, lint_bench, services_required, skills, unavailable, workspace_root};
 
 #[cfg(feature = "services")]
 pub use inject::{FailingInsert, SqlDialect};

@@ -40,6 +40,17 @@ pub fn corpus() -> Option<PathBuf> {
     unavailable(format!("the corpus is not at {}", dir.display()))
 }
 
+/// The real Agent Skills (`skills/` beside the corpus, one folder per
+/// skill), or `None` under the [`unavailable`] rule.
+#[track_caller]
+pub fn skills() -> Option<PathBuf> {
+    let dir = workspace_root().join("../shared/skills");
+    if dir.join("SOURCES.md").is_file() {
+        return Some(dir);
+    }
+    unavailable(format!("the skills are not at {}", dir.display()))
+}
+
 /// The lint benchmark's data set of real poisoned and ordinary tool
 /// definitions (`lint-bench/` beside the corpus), or `None` under the
 /// [`unavailable`] rule.

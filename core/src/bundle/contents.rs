@@ -89,6 +89,24 @@ const CODE_EXTENSIONS: &[&str] = &[
     "xhtml",
 ];
 
+/// Extensions of archives, which may unpack to code.
+const ARCHIVE_EXTENSIONS: &[&str] = &[
+    "zip", "gz", "tgz", "tar", "bz2", "xz", "7z", "rar", "whl", "egg",
+];
+
+/// True when `path` (relative to the bundle root) holds code: a code or
+/// archive extension, or any file under a top-level `scripts/` directory
+/// (where skills keep executables that often have no extension). Compared
+/// in any letter case.
+pub fn is_code_path(path: &str) -> bool {
+    let lower = fold_key(path);
+    let file = lower.rsplit('/').next().unwrap_or(&lower);
+    let ext = file.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+    lower.starts_with("scripts/")
+        || CODE_EXTENSIONS.contains(&ext)
+        || ARCHIVE_EXTENSIONS.contains(&ext)
+}
+
 /// Extensions of icon images accepted at the bundle root.
 const ICON_EXTENSIONS: &[&str] = &["png", "svg", "jpg", "jpeg", "gif", "webp", "ico", "avif"];
 

@@ -207,6 +207,8 @@ pub struct Exported {
 pub const JSON: &str = "application/json";
 /// Media type of YAML exports.
 pub const YAML: &str = "application/yaml";
+/// Media type of a skill's `SKILL.md`.
+pub const MARKDOWN: &str = "text/markdown; charset=utf-8";
 
 /// The tool converted to a JSON-shaped format (`mcp`, `openai`,
 /// `anthropic`, `gemini`, `gemini-json-schema`; `matimo` gives the document
@@ -222,6 +224,7 @@ pub fn convert(
         value,
         warnings: Vec::new(),
     };
+    refuse_skill(tool, format)?;
     match format {
         ExportFormat::Mcp => Ok(to_mcp_for(tool, options.protocol)),
         ExportFormat::Openai if options.strict => to_openai_strict(tool),
@@ -240,6 +243,23 @@ pub fn convert(
     }
 }
 
+/// A skill is instructions an agent reads, not a function it calls: it has
+/// no parameters to convert, so only its own `SKILL.md` (`native`) exports.
+fn refuse_skill(tool: &Tool, format: ExportFormat) -> Result<(), Error> {
+    if tool.format == Format::Skill && format != ExportFormat::Native {
+        return Err(Error::Export {
+            format: format.as_str().into(),
+            reason: format!(
+                "`{}` is an Agent Skill (instructions an agent reads, not a function it calls), \
+                 so it has no {} tool definition; install the skill itself, or export `native` for its SKILL.md",
+                tool.registry_name,
+                format.as_str()
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// Export in any [`ExportFormat`] with the default options (the newest MCP
 /// protocol, OpenAI without strict mode).
 pub fn export(tool: &Tool, format: ExportFormat) -> Result<Exported, Error> {
@@ -255,6 +275,7 @@ pub fn export_with(
     format: ExportFormat,
     options: ExportOptions,
 ) -> Result<Exported, Error> {
+    refuse_skill(tool, format)?;
     match format {
         ExportFormat::Matimo => {
             let doc = to_matimo(tool)?;
@@ -276,6 +297,7 @@ pub fn export_with(
             let content_type = match tool.format {
                 Format::Matimo => YAML,
                 Format::Shinkai | Format::Mcp | Format::Prompt => JSON,
+                Format::Skill => MARKDOWN,
             };
             Ok(Exported {
                 content_type,

@@ -13,6 +13,7 @@ pub mod matimo;
 pub mod mcp;
 pub mod prompt;
 pub mod shinkai;
+pub mod skill;
 
 use serde_json::{Map, Value};
 
@@ -276,12 +277,17 @@ pub fn load(files: &ToolFiles) -> Result<Loaded, Error> {
         Format::Shinkai => shinkai::parse(text, files, &mut report),
         Format::Mcp => mcp::parse(text, &mut report),
         Format::Prompt => prompt::parse(text, &mut report),
+        Format::Skill => skill::parse(text, files, &mut report),
     };
     let Some(mut draft) = draft else {
         return Err(Error::Invalid(report.problems));
     };
     let document = draft.document.take();
-    report.extend(bundle::contents::check(draft.execution.kind, file, files));
+    // A skill's kind follows from whether it carries code, so its files
+    // can't disagree with its kind.
+    if format != Format::Skill {
+        report.extend(bundle::contents::check(draft.execution.kind, file, files));
+    }
     let tool = finish(format, file, bytes, draft, manifest.as_ref(), &mut report);
     match tool {
         Some(tool) if report.problems.is_empty() => {

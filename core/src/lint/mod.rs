@@ -495,11 +495,13 @@ pub fn names_other_tools(findings: &[Finding]) -> bool {
         .any(|f| matches!(f.rule, Rule::P6 | Rule::P13) && f.is_note())
 }
 
-/// The definition bytes in their JSON form: JSON as is, Matimo YAML converted.
+/// The definition bytes in their JSON form: JSON as is, Matimo YAML
+/// converted, a skill's frontmatter with its Markdown body under `body`.
 pub fn parse_definition(format: Format, bytes: &[u8]) -> Option<Value> {
     let text = std::str::from_utf8(bytes).ok()?;
     match format {
         Format::Matimo => crate::formats::matimo::parse_yaml(text).ok(),
+        Format::Skill => crate::formats::skill::document_value(text),
         _ => serde_json::from_str(text).ok(),
     }
 }
