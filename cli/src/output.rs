@@ -8,7 +8,7 @@
 //! escapes instead of stripping, so the data stays exact), here in one place,
 //! so no print site can forget it.
 
-use std::io::Write;
+use std::io::{BufRead, Write};
 
 use crate::error::Error;
 
@@ -157,6 +157,22 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Ask on the terminal (stderr for the question, stdin for the answer)
+/// whether to move pins that change what the agent's model reads, after
+/// `listing` (what changes, already cleaned). Only a yes moves them.
+pub fn confirm_move(listing: &str) -> crate::Result<bool> {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "these pins change what the agent's model reads:");
+    let _ = write!(stderr, "{listing}move them? [y/N] ");
+    let _ = stderr.flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| Error::Usage(format!("could not read the answer: {e}")))?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes" | "YES"))
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@
 //! version is refused unless its findings are accepted (`--accept-findings`
 //! or `[policy] accept_findings`), and `[policy] require_provenance` holds.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::IsTerminal;
 
 use serde_json::{json, Value};
 use toolreg_api::VersionDiff;
@@ -174,19 +174,11 @@ pub fn needs_yes(m: &Moved) -> Option<String> {
 
 /// Ask on the terminal (stderr, stdin) whether to move the pins.
 fn confirm(pins: &[String]) -> Result<bool> {
-    let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "these pins change what the agent's model reads:");
-    for p in pins {
-        let _ = writeln!(stderr, "  {}", output::clean(p));
-    }
-    let _ = write!(stderr, "move them? [y/N] ");
-    let _ = stderr.flush();
-    let mut answer = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut answer)
-        .map_err(|e| Error::Usage(format!("could not read the answer: {e}")))?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes" | "YES"))
+    let listing: String = pins
+        .iter()
+        .map(|p| format!("  {}\n", output::clean(p)))
+        .collect();
+    output::confirm_move(&listing)
 }
 
 /// `3 changes (1 high, 1 medium, 1 low), 2 new findings (P4, P5)`.

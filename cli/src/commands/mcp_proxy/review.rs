@@ -6,7 +6,7 @@
 //! reads, so it asks on a terminal and needs `--yes` elsewhere. A tool
 //! hitting a block rule is never accepted.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::Path;
 
 use serde_json::{json, Value};
@@ -156,18 +156,15 @@ pub fn accept(
 
 /// Ask on the terminal (stderr, stdin), after showing what changes.
 fn confirm(chosen: &[&Verdict]) -> Result<bool> {
-    let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "these pins change what the agent's model reads:");
-    for v in chosen {
-        let _ = writeln!(stderr, "  {}", output::clean(&v.name));
-        let _ = write!(stderr, "{}", output::clean(&details(v)));
-    }
-    let _ = write!(stderr, "move them? [y/N] ");
-    let _ = stderr.flush();
-    let mut answer = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut answer)
-        .map_err(|e| Error::Usage(format!("could not read the answer: {e}")))?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes" | "YES"))
+    let listing: String = chosen
+        .iter()
+        .map(|v| {
+            format!(
+                "  {}\n{}",
+                output::clean(&v.name),
+                output::clean(&details(v))
+            )
+        })
+        .collect();
+    output::confirm_move(&listing)
 }
