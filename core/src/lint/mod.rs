@@ -239,17 +239,7 @@ impl Context {
             own_hosts,
             siblings: None,
             declared_siblings: Vec::new(),
-            parameters: tool
-                .parameters
-                .get("properties")
-                .and_then(Value::as_object)
-                .map(|props| {
-                    props
-                        .keys()
-                        .map(|k| prose::normalize_tool_name(k))
-                        .collect()
-                })
-                .unwrap_or_default(),
+            parameters: parameter_names(tool.parameters.get("properties")),
             about_models: about_models(tool),
         }
     }
@@ -284,16 +274,7 @@ impl Context {
     pub fn set_mcp_tool(&mut self, tool: &Value) {
         let text = |key: &str| tool.get(key).and_then(Value::as_str).unwrap_or_default();
         self.own_names = vec![prose::normalize_tool_name(text("name"))];
-        self.parameters = tool
-            .pointer("/inputSchema/properties")
-            .and_then(Value::as_object)
-            .map(|props| {
-                props
-                    .keys()
-                    .map(|k| prose::normalize_tool_name(k))
-                    .collect()
-            })
-            .unwrap_or_default();
+        self.parameters = parameter_names(tool.pointer("/inputSchema/properties"));
         self.about_models = speaks_of_models(
             text("name"),
             tool.get("title").and_then(Value::as_str),
@@ -333,6 +314,20 @@ impl Context {
             None => Some(Severity::Note),
         }
     }
+}
+
+/// The comparable names of a JSON Schema's `properties` (a tool's
+/// parameters), or none.
+fn parameter_names(properties: Option<&Value>) -> Vec<String> {
+    properties
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .keys()
+                .map(|k| prose::normalize_tool_name(k))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// True if the tool's call name, title or description speaks of language
