@@ -92,7 +92,9 @@ impl ClientRun {
     }
 }
 
-fn run_client(mut cmd: Command, env: &[(&str, &str)], plan: &Value) -> ClientRun {
+/// Run a client command with `env`, its plan on stdin, and read its JSON
+/// answer from stdout.
+pub fn run_client(mut cmd: Command, env: &[(&str, &str)], plan: &Value) -> ClientRun {
     cmd.envs(env.iter().copied())
         .env("NO_PROXY", "127.0.0.1,localhost")
         .stdin(Stdio::piped())

@@ -11,7 +11,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use toolreg_e2e::mcp::Sdk;
+use toolreg_e2e::mcp::{run_client, Sdk};
 use toolreg_e2e::{bin, workspace_root, User};
 
 fn fixture(name: &str) -> String {
@@ -76,25 +76,10 @@ impl Rug {
         cmd.args(&args)
             .current_dir(self.root())
             .envs(self.env())
-            .envs(env.iter().copied())
             .env("HOME", self.user.home.path())
-            .env("TOOLREG_CONFIG_DIR", &self.user.config)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn().expect("run the client");
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(plan.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        let v: Value = serde_json::from_str(stdout.trim())
-            .unwrap_or_else(|e| panic!("no JSON from the client ({e}): {stdout}\n{stderr}"));
-        (v["results"].as_array().unwrap().clone(), stderr)
+            .env("TOOLREG_CONFIG_DIR", &self.user.config);
+        let run = run_client(cmd, env, &plan);
+        (run.out["results"].as_array().unwrap().clone(), run.stderr)
     }
 
     fn lock(&self) -> String {
