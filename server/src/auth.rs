@@ -13,9 +13,6 @@ use crate::db::now;
 use crate::error::{forbidden, internal, unauthorized, AppError, AppResult};
 use crate::models::{tier, Scope, Token, User};
 
-/// The one route a token from trusted publishing may use: publish.
-const PUBLISH_PATH: &str = "/api/v1/tools";
-
 /// An authenticated request: the user and the token they used.
 #[derive(Debug, Clone)]
 pub struct Auth {
@@ -107,25 +104,46 @@ pub async fn authenticate(state: &AppState, secret: String) -> AppResult<Auth> {
     Ok(auth)
 }
 
+/// The authentication of a publish: like [`Auth`], and the one place that
+/// also accepts a token from trusted publishing.
+#[derive(Debug, Clone)]
+pub struct PublishAuth(pub Auth);
+
+/// Read the bearer token of `req` and authenticate it.
+fn from_bearer(req: &HttpRequest) -> Pin<Box<dyn Future<Output = AppResult<Auth>>>> {
+    let state = req.app_data::<web::Data<AppState>>().cloned();
+    let secret = bearer(req);
+    Box::pin(async move {
+        let state = state.ok_or_else(|| internal("application state missing"))?;
+        let secret = secret?.ok_or_else(|| {
+            unauthorized("this needs a token: send `Authorization: Bearer <token>` (see `toolreg login`)")
+        })?;
+        authenticate(&state, secret).await
+    })
+}
+
+impl FromRequest for PublishAuth {
+    type Error = AppError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let auth = from_bearer(req);
+        Box::pin(async move { auth.await.map(PublishAuth) })
+    }
+}
+
 impl FromRequest for Auth {
     type Error = AppError;
     type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
 
     fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
-        let state = req.app_data::<web::Data<AppState>>().cloned();
-        let secret = bearer(req);
-        let publishing =
-            req.method() == actix_web::http::Method::POST && req.path() == PUBLISH_PATH;
+        let auth = from_bearer(req);
         Box::pin(async move {
-            let state = state.ok_or_else(|| internal("application state missing"))?;
-            let secret = secret?.ok_or_else(|| {
-                unauthorized("this needs a token: send `Authorization: Bearer <token>` (see `toolreg login`)")
-            })?;
-            let auth = authenticate(&state, secret).await?;
+            let auth = auth.await?;
             // A token from trusted publishing stands for a CI run, not for
-            // its owner: it publishes, and does nothing else in their name
-            // (no reports, no account reads).
-            if auth.token.provenance.is_some() && !publishing {
+            // its owner: it publishes (through [`PublishAuth`]) and does
+            // nothing else in their name (no reports, no account reads).
+            if auth.token.provenance.is_some() {
                 return Err(forbidden(
                     "a token from trusted publishing only publishes new versions of its tools (`POST /api/v1/tools`); use your own token for anything else",
                 ));

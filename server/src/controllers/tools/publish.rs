@@ -18,7 +18,7 @@ use toolreg_core::lint::{self, Finding};
 use toolreg_core::{ExecutionKind, Policy, Tier};
 
 use crate::app::AppState;
-use crate::auth::Auth;
+use crate::auth::{Auth, PublishAuth};
 use crate::db::{is_unique_violation, now, DbConnection};
 use crate::error::{bad_request, forbidden, internal, AppError, AppResult, ProblemBody};
 use crate::models::change::ChangeLogKind;
@@ -47,7 +47,7 @@ use crate::views::{EncodableProblem, Provenance, PublishedVersion};
 pub async fn publish(
     state: web::Data<AppState>,
     req: HttpRequest,
-    auth: Auth,
+    PublishAuth(auth): PublishAuth,
     body: web::Payload,
 ) -> AppResult<HttpResponse> {
     state
