@@ -116,7 +116,9 @@ fn from_bearer(req: &HttpRequest) -> Pin<Box<dyn Future<Output = AppResult<Auth>
     Box::pin(async move {
         let state = state.ok_or_else(|| internal("application state missing"))?;
         let secret = secret?.ok_or_else(|| {
-            unauthorized("this needs a token: send `Authorization: Bearer <token>` (see `toolreg login`)")
+            unauthorized(
+                "this needs a token: send `Authorization: Bearer <token>` (see `toolreg login`)",
+            )
         })?;
         authenticate(&state, secret).await
     })
