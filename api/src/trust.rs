@@ -7,13 +7,22 @@ use serde::{Deserialize, Serialize};
 
 /// Where a version published through trusted publishing came from: the
 /// claims of the CI job's OpenID Connect ID token.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Provenance {
     /// The ID token's issuer (`https://token.actions.githubusercontent.com`, ...).
     pub issuer: String,
     /// `org/repo` (GitHub) or `group/project` (GitLab).
     pub repository: String,
+    /// The provider's immutable repository ID (GitHub `repository_id`,
+    /// GitLab `project_id`), when the ID token carried one. Absent from
+    /// provenance recorded before the registry kept it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository_id: Option<String>,
+    /// The provider's immutable owner ID (GitHub `repository_owner_id`,
+    /// GitLab `namespace_id`), when the ID token carried one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner_id: Option<String>,
     /// The workflow file (GitHub) or CI configuration path (GitLab).
     pub workflow: String,
     /// The git ref the run built (`refs/tags/v1.2.0`).
@@ -33,6 +42,12 @@ pub struct EncodableTrustedPublisher {
     pub id: i64,
     pub issuer: String,
     pub repository: String,
+    /// The repository's immutable ID at the provider, once known (given
+    /// when it was added, or recorded by the first exchange). A token for
+    /// a repository of the same name but another ID is refused.
+    pub repository_id: Option<String>,
+    /// The repository owner's immutable ID at the provider, once known.
+    pub owner_id: Option<String>,
     pub workflow: String,
     pub environment: Option<String>,
     /// The owner who added it.
@@ -49,6 +64,14 @@ pub struct NewTrustedPublisherRequest {
     pub workflow: String,
     #[serde(default)]
     pub environment: Option<String>,
+    /// The repository's immutable ID (GitHub `repository_id`, GitLab
+    /// `project_id`); without it, the first exchange records it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository_id: Option<String>,
+    /// The owner's immutable ID (GitHub `repository_owner_id`, GitLab
+    /// `namespace_id`); without it, the first exchange records it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner_id: Option<String>,
 }
 
 /// `GET /api/v1/tools/{name}/trusted-publishers`.

@@ -359,6 +359,16 @@ pub enum TrustedPublisherAction {
         /// Only jobs running in this deployment environment.
         #[arg(long, value_name = "ENV")]
         environment: Option<String>,
+        /// The repository's immutable ID at the provider (GitHub
+        /// `repository_id`, GitLab `project_id`). Without it, the first
+        /// publish records it; from then on a repository of the same name
+        /// but another ID (recreated, or its name taken) is refused.
+        #[arg(long, value_name = "ID")]
+        repository_id: Option<String>,
+        /// The repository owner's immutable ID (GitHub
+        /// `repository_owner_id`, GitLab `namespace_id`).
+        #[arg(long, value_name = "ID")]
+        owner_id: Option<String>,
     },
     /// Remove trusted publisher ID (see `list`) from NAME.
     Remove { name: String, id: i64 },

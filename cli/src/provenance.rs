@@ -96,6 +96,7 @@ mod tests {
             git_ref: "refs/tags/v1.1.0".into(),
             sha: "0123".into(),
             run_id: "4242".into(),
+            ..Default::default()
         };
         let statement = AttestationStatement {
             name: "ci-tool".into(),

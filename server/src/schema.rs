@@ -229,6 +229,12 @@ diesel::table! {
         /// The token that added it was an agent token: tokens exchanged
         /// through it are agent tokens too.
         creator_agent -> Bool,
+        /// The provider's immutable repository ID (GitHub `repository_id`,
+        /// GitLab `project_id`), once known.
+        repository_id -> Nullable<Text>,
+        /// The provider's immutable owner ID (GitHub `repository_owner_id`,
+        /// GitLab `namespace_id`), once known.
+        owner_id -> Nullable<Text>,
     }
 }
 

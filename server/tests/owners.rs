@@ -35,22 +35,6 @@ async fn answer(app: &TestApp, token: &str, method: reqwest::Method) -> reqwest:
         .unwrap()
 }
 
-/// The actions in the audit log, oldest first.
-async fn audit_actions(app: &TestApp) -> Vec<String> {
-    app.state
-        .db
-        .read(|conn| {
-            use diesel::prelude::*;
-            use toolreg_server::schema::audit_log;
-            Ok(audit_log::table
-                .order(audit_log::id.asc())
-                .select(audit_log::action)
-                .load::<String>(conn)?)
-        })
-        .await
-        .unwrap()
-}
-
 fn logins(body: &serde_json::Value) -> Vec<String> {
     body["owners"]
         .as_array()
@@ -151,7 +135,7 @@ async fn owners_add_and_remove_owners(app: TestApp) {
     )
     .await;
     assert_eq!(
-        audit_actions(&app).await,
+        app.audit_actions().await,
         [
             "publish",
             "owner_invite",
@@ -223,7 +207,7 @@ async fn a_declined_or_withdrawn_invitation_adds_nobody(app: TestApp) {
     assert_eq!(app.count("tool_owners").await, 1);
     assert_eq!(app.count("owner_invitations").await, 0);
     assert_eq!(
-        audit_actions(&app).await,
+        app.audit_actions().await,
         [
             "publish",
             "owner_invite",

@@ -100,6 +100,7 @@ async fn happy_path_records_provenance_and_signs_it(ci: Ci) {
     assert_eq!(
         v["provenance"],
         json!({"issuer": ci.issuer.url, "repository": REPO, "workflow": WORKFLOW,
+               "repository_id": claims["repository_id"], "owner_id": claims["repository_owner_id"],
                "ref": "refs/tags/v1.1.0", "sha": claims["sha"], "run_id": "4242"}),
         "{v}"
     );

@@ -56,6 +56,16 @@ impl Key {
     }
 }
 
+/// A provider's numeric ID for `name`, the same on every call (GitHub's
+/// claims carry the repository's and owner's IDs as decimal strings); a
+/// test of a recreated or renamed repository sets other ones.
+pub fn stable_id(name: &str) -> String {
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    (hash % 1_000_000_000).to_string()
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -128,6 +138,8 @@ impl Issuer {
             "exp": now + 300,
             "repository": repository,
             "repository_owner": repository.split('/').next().unwrap_or_default(),
+            "repository_id": stable_id(repository),
+            "repository_owner_id": stable_id(repository.split('/').next().unwrap_or_default()),
             "workflow": "Release",
             "job_workflow_ref": format!("{repository}/.github/workflows/{workflow_file}@refs/tags/v1.1.0"),
             "ref": "refs/tags/v1.1.0",

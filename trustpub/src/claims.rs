@@ -11,6 +11,13 @@ pub struct Identity {
     pub issuer: String,
     /// `org/repo` (GitHub) or `group/project` (GitLab).
     pub repository: String,
+    /// The provider's immutable ID of the repository (GitHub
+    /// `repository_id`, GitLab `project_id`): unlike the name, it is never
+    /// given to another repository.
+    pub repository_id: Option<String>,
+    /// The provider's immutable ID of the repository's owner (GitHub
+    /// `repository_owner_id`, GitLab `namespace_id`).
+    pub owner_id: Option<String>,
     /// The workflow file (GitHub, e.g. `release.yml`) or the CI
     /// configuration path (GitLab, e.g. `.gitlab-ci.yml`).
     pub workflow: String,
@@ -59,6 +66,15 @@ pub fn identity(issuer: String, claims: &Value) -> Result<Identity, TrustPubErro
         |c: &str| TrustPubError::refused(format!("token: the ID token has no `{c}` claim"));
     let jti = text("jti").ok_or_else(|| missing("jti"))?;
     let expires_at = expiry(&claims["exp"])?;
+    let github = claims.get("job_workflow_ref").is_some();
+    let (repository_id, owner_id) = if github {
+        (
+            number_or_text("repository_id"),
+            number_or_text("repository_owner_id"),
+        )
+    } else {
+        (number_or_text("project_id"), number_or_text("namespace_id"))
+    };
     let (repository, workflow, run_id) = if let Some(job) = text("job_workflow_ref") {
         // GitHub: `org/repo/.github/workflows/release.yml@refs/tags/v1`.
         let repository = text("repository").ok_or_else(|| missing("repository"))?;
@@ -89,6 +105,8 @@ pub fn identity(issuer: String, claims: &Value) -> Result<Identity, TrustPubErro
     Ok(Identity {
         issuer,
         repository,
+        repository_id: repository_id.filter(|id| !id.is_empty()),
+        owner_id: owner_id.filter(|id| !id.is_empty()),
         workflow,
         environment: text("environment").filter(|e| !e.is_empty()),
         git_ref: text("ref").unwrap_or_default(),
@@ -110,7 +128,8 @@ mod tests {
             "https://token.actions.githubusercontent.com".into(),
             &json!({"jti": "j", "exp": 1, "repository": "acme/tools",
                     "job_workflow_ref": "acme/tools/.github/workflows/release.yml@refs/tags/v1",
-                    "ref": "refs/tags/v1", "sha": "abc", "run_id": "42", "environment": "prod"}),
+                    "ref": "refs/tags/v1", "sha": "abc", "run_id": "42", "environment": "prod",
+                    "repository_id": "101", "repository_owner_id": 7}),
         )
         .expect("github");
         assert_eq!(
@@ -122,11 +141,16 @@ mod tests {
             ("acme/tools", "release.yml", "42")
         );
         assert_eq!(gh.environment.as_deref(), Some("prod"));
+        assert_eq!(
+            (gh.repository_id.as_deref(), gh.owner_id.as_deref()),
+            (Some("101"), Some("7"))
+        );
         let gl = identity(
             "https://gitlab.com".into(),
             &json!({"jti": "j", "exp": 1, "project_path": "acme/tools",
                     "ci_config_ref_uri": "gitlab.com/acme/tools//.gitlab-ci.yml@refs/heads/main",
-                    "ref": "main", "sha": "abc", "pipeline_id": 7}),
+                    "ref": "main", "sha": "abc", "pipeline_id": 7,
+                    "project_id": "55", "namespace_id": 9}),
         )
         .expect("gitlab");
         assert_eq!(
@@ -136,6 +160,10 @@ mod tests {
                 gl.run_id.as_str()
             ),
             ("acme/tools", ".gitlab-ci.yml", "7")
+        );
+        assert_eq!(
+            (gl.repository_id.as_deref(), gl.owner_id.as_deref()),
+            (Some("55"), Some("9"))
         );
         assert!(identity("x".into(), &json!({"jti": "j", "repository": "a/b"})).is_err());
     }

@@ -197,6 +197,7 @@ mod tests {
             git_ref: "refs/tags/v1.1.0".into(),
             sha: "0123".into(),
             run_id: "4242".into(),
+            ..Default::default()
         };
         let p = pin(Some(builder("acme/tools")));
         assert!(matches_lock(&p, Some(&provenance("acme/tools"))).is_ok());

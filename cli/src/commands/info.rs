@@ -425,6 +425,7 @@ mod tests {
             git_ref: "refs/tags/v1.0.0".into(),
             sha: "0123abcd".into(),
             run_id: run_id.into(),
+            ..Default::default()
         }
     }
 

@@ -62,6 +62,8 @@ pub fn run(ctx: &Context, action: TrustedPublisherAction) -> Result<i32> {
             repository,
             workflow,
             environment,
+            repository_id,
+            owner_id,
         } => {
             let issuer = TrustedPublisherAction::issuer(issuer.as_deref(), gitlab);
             if url::Url::parse(&issuer).is_err() {
@@ -74,6 +76,8 @@ pub fn run(ctx: &Context, action: TrustedPublisherAction) -> Result<i32> {
                     repository,
                     workflow,
                     environment: environment.filter(|e| !e.trim().is_empty()),
+                    repository_id,
+                    owner_id,
                 },
             )?;
             if ctx.json {
@@ -105,7 +109,14 @@ pub fn run(ctx: &Context, action: TrustedPublisherAction) -> Result<i32> {
 
 /// `acme/tools, workflow release.yml, environment release (issuer)`.
 fn describe(t: &EncodableTrustedPublisher) -> String {
-    let mut out = format!("{}, workflow {}", t.repository, t.workflow);
+    let mut out = t.repository.clone();
+    match (&t.repository_id, &t.owner_id) {
+        (Some(repo), Some(owner)) => out.push_str(&format!(" (ID {repo}, owner ID {owner})")),
+        (Some(repo), None) => out.push_str(&format!(" (ID {repo})")),
+        (None, Some(owner)) => out.push_str(&format!(" (owner ID {owner})")),
+        (None, None) => {}
+    }
+    out.push_str(&format!(", workflow {}", t.workflow));
     if let Some(env) = &t.environment {
         out.push_str(&format!(", environment {env}"));
     }

@@ -3,9 +3,12 @@
 //!
 //! The ID token is verified by [`toolreg_trustpub::IdTokenVerifier::verify`] (401
 //! naming what failed), then matched against the trusted publishers that
-//! owners set for their tools ([`TrustedPublisher::accepts`]: same issuer,
-//! repository and workflow, and the same environment where one was set; 403
-//! when none matches, or none for a tool the job names in `tools`). The
+//! owners set for their tools ([`TrustedPublisher::judge`]: same issuer,
+//! repository and workflow, the same environment where one was set, and the
+//! repository's bound IDs once known; 403 when none matches, or none for a
+//! tool the job names in `tools`, saying so when the name matched but the
+//! IDs did not). Each matched trusted publisher records the IDs it was not
+//! yet bound to, and a renamed repository's new name. The
 //! token belongs to one owner and never carries more than the token that
 //! set up its trusted publishers ([`choose`]). In one
 //! transaction the token's `jti` is recorded — so it is exchanged once, on
@@ -24,7 +27,7 @@ use crate::db::{now, DbConnection};
 use crate::encode::rfc3339;
 use crate::error::{bad_request, forbidden, unauthorized, AppError, AppResult, ProblemBody};
 use crate::models::token::ExchangedRun;
-use crate::models::trusted_publisher::{CiJob, TrustedPublisher};
+use crate::models::trusted_publisher::{CiJob, Match, TrustedPublisher};
 use crate::models::{NewAudit, Token};
 use crate::rate_limit::Action;
 use crate::schema::oidc_exchanges;
@@ -78,18 +81,46 @@ fn issue(
     identity: &Identity,
     wanted: Option<&[String]>,
 ) -> AppResult<OidcExchanged> {
-    let matched: Vec<(TrustedPublisher, String)> =
-        TrustedPublisher::for_repository(conn, &identity.issuer, &identity.repository)?
-            .into_iter()
-            .filter(|(t, _)| t.accepts(&CiJob::of_identity(identity)))
-            .collect();
+    let job = CiJob::of_identity(identity);
+    let mut matched: Vec<(TrustedPublisher, String)> = Vec::new();
+    let mut recreated: Vec<(String, String)> = Vec::new();
+    for (publisher, tool) in TrustedPublisher::for_repository(conn, identity)? {
+        match publisher.judge(&job) {
+            Match::Accepts { .. } => matched.push((publisher, tool)),
+            Match::Recreated(why) => recreated.push((tool, why)),
+            Match::Other => {}
+        }
+    }
+    let refused_ids = |tools: &[&str]| {
+        recreated
+            .iter()
+            .find(|(tool, _)| tools.is_empty() || tools.contains(&tool.as_str()))
+            .map(|(tool, why)| recreated_problem(tool, why, identity))
+    };
     if matched.is_empty() {
-        return Err(forbidden(format!(
-            "no trusted publisher for {}: an owner of the tool adds one with `toolreg trusted-publisher add`",
-            job_text(identity)
-        )));
+        return Err(refused_ids(&[]).unwrap_or_else(|| {
+            forbidden(format!(
+                "no trusted publisher for {}: an owner of the tool adds one with `toolreg trusted-publisher add`",
+                job_text(identity)
+            ))
+        }));
+    }
+    if let Some(names) = wanted {
+        let unmatched: Vec<&str> = names
+            .iter()
+            .map(String::as_str)
+            .filter(|n| !matched.iter().any(|(_, tool)| tool == n))
+            .collect();
+        if let Some(problem) = refused_ids(&unmatched) {
+            return Err(problem);
+        }
     }
     let grant = choose(&matched, wanted, identity)?;
+    for (publisher, tool) in &matched {
+        if grant.tools.iter().any(|(_, name)| name == tool) {
+            bind(conn, publisher, tool, identity)?;
+        }
+    }
     let tools = grant.tools;
     let owner = grant.owner;
     let id_token_expiry = DateTime::from_timestamp(identity.expires_at, 0)
@@ -123,6 +154,8 @@ fn issue(
     let provenance = Provenance {
         issuer: identity.issuer.clone(),
         repository: identity.repository.clone(),
+        repository_id: identity.repository_id.clone(),
+        owner_id: identity.owner_id.clone(),
         workflow: identity.workflow.clone(),
         git_ref: identity.git_ref.clone(),
         sha: identity.sha.clone(),
@@ -159,6 +192,47 @@ fn issue(
         expires_at: rfc3339(&expires_at),
         tools: names,
     })
+}
+
+/// Record on `publisher` (of `tool`) the IDs and name the verified job
+/// shows, auditing a change.
+fn bind(
+    conn: &mut DbConnection,
+    publisher: &TrustedPublisher,
+    tool: &str,
+    identity: &Identity,
+) -> AppResult<()> {
+    let ids_new = (publisher.repository_id.is_none() && identity.repository_id.is_some())
+        || (publisher.owner_id.is_none() && identity.owner_id.is_some());
+    let renamed = publisher.repository != identity.repository;
+    if !ids_new && !renamed {
+        return Ok(());
+    }
+    publisher.bind(conn, identity)?;
+    let mut audit = NewAudit::new("trusted_publisher_bind");
+    audit.tool = Some(tool);
+    audit.detail = json!({
+        "id": publisher.id,
+        "repository": identity.repository,
+        "previous_repository": renamed.then_some(&publisher.repository),
+        "repository_id": publisher.repository_id.as_ref().or(identity.repository_id.as_ref()),
+        "owner_id": publisher.owner_id.as_ref().or(identity.owner_id.as_ref()),
+    });
+    audit.insert(conn)?;
+    Ok(())
+}
+
+/// 403 for a job whose repository has the trusted publisher's name but not
+/// its bound IDs: why, and how the owner re-confirms a repository that is
+/// really theirs.
+fn recreated_problem(tool: &str, why: &str, identity: &Identity) -> AppError {
+    forbidden(format!(
+        "trusted publisher of `{tool}` refused {}: {why}. If the repository is yours, an owner of `{tool}` re-confirms it: `toolreg trusted-publisher remove {tool} ID`, then `toolreg trusted-publisher add {tool} --repository {} --workflow {} --repository-id {}`",
+        job_text(identity),
+        identity.repository,
+        identity.workflow,
+        identity.repository_id.as_deref().unwrap_or("ID"),
+    ))
 }
 
 /// The repository, workflow, environment and issuer of a job, for errors.

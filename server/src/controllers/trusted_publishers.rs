@@ -66,6 +66,8 @@ pub async fn add(
         repository: body.repository,
         workflow: body.workflow,
         environment: body.environment,
+        repository_id: body.repository_id,
+        owner_id: body.owner_id,
     }
     .check(state.oidc.issuers())?;
     let name = path.into_inner();

@@ -3,8 +3,20 @@
 //! ID tokens `POST /api/v1/oidc/exchange` trades for a short-lived token
 //! that publishes new versions of that tool (the tokens are verified by
 //! `toolreg_trustpub`). Whether one accepts a CI job is one method,
-//! [`TrustedPublisher::accepts`], asked by the exchange and by every
+//! [`TrustedPublisher::judge`], asked by the exchange and by every
 //! publish with such a token.
+//!
+//! A repository's name is not an identity: once a repository is deleted or
+//! its owner renamed, anyone may create one with the same name. So a
+//! trusted publisher is also bound to the provider's immutable IDs of the
+//! repository and its owner (GitHub `repository_id` and
+//! `repository_owner_id`, GitLab `project_id` and `namespace_id`), given
+//! by the owner when they add it or recorded by the first verified
+//! exchange. From then on the IDs decide: a job of a repository with the
+//! bound ID is accepted under a new name (a rename, and the trusted
+//! publisher takes the new name), and a job of a repository with the same
+//! name but another ID, or whose owner ID changed (a transfer), is refused
+//! ([`Match::Recreated`]).
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -14,6 +26,7 @@ use crate::db::{now, DbConnection};
 use crate::encode::rfc3339;
 use crate::error::{bad_request, internal, AppResult};
 use crate::schema::{tools, trusted_publishers, users};
+use toolreg_trustpub::Identity;
 
 /// Longest repository, workflow or environment accepted, in bytes.
 pub const MAX_FIELD: usize = 200;
@@ -35,6 +48,10 @@ pub struct TrustedPublisher {
     /// exchanged through it never carries more than that token could, so it
     /// is an agent token too.
     pub creator_agent: bool,
+    /// The provider's immutable repository ID, once known.
+    pub repository_id: Option<String>,
+    /// The provider's immutable owner ID, once known.
+    pub owner_id: Option<String>,
 }
 
 /// A CI job, as a trusted publisher is asked whether it accepts it.
@@ -44,6 +61,33 @@ pub struct CiJob<'a> {
     pub repository: &'a str,
     pub workflow: &'a str,
     pub environment: JobEnvironment<'a>,
+    pub ids: JobIds<'a>,
+}
+
+/// The provider's immutable IDs of a [`CiJob`]'s repository and owner.
+#[derive(Debug, Clone, Copy)]
+pub enum JobIds<'a> {
+    /// What the job's ID token claims (`None`: it carried no such claim).
+    Claimed {
+        repository: Option<&'a str>,
+        owner: Option<&'a str>,
+    },
+    /// Not known: provenance recorded before the registry kept the IDs.
+    NotRecorded,
+}
+
+/// What a trusted publisher answers a CI job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Match {
+    /// It accepts the job; `renamed` when the repository kept its bound ID
+    /// under a new name.
+    Accepts { renamed: bool },
+    /// It is about another repository or workflow.
+    Other,
+    /// The name matches but the bound IDs do not: the repository was
+    /// recreated, or another took its name, or it moved to another owner.
+    /// Says which, for the 403.
+    Recreated(String),
 }
 
 /// The deployment environment of a [`CiJob`].
@@ -64,6 +108,10 @@ impl<'a> CiJob<'a> {
             repository: &identity.repository,
             workflow: &identity.workflow,
             environment: JobEnvironment::Claimed(identity.environment.as_deref()),
+            ids: JobIds::Claimed {
+                repository: identity.repository_id.as_deref(),
+                owner: identity.owner_id.as_deref(),
+            },
         }
     }
 
@@ -74,6 +122,13 @@ impl<'a> CiJob<'a> {
             repository: &provenance.repository,
             workflow: &provenance.workflow,
             environment: JobEnvironment::NotRecorded,
+            ids: match provenance.repository_id.as_deref() {
+                None => JobIds::NotRecorded,
+                repository => JobIds::Claimed {
+                    repository,
+                    owner: provenance.owner_id.as_deref(),
+                },
+            },
         }
     }
 }
@@ -85,7 +140,12 @@ pub struct NewTrustedPublisher {
     pub repository: String,
     pub workflow: String,
     pub environment: Option<String>,
+    pub repository_id: Option<String>,
+    pub owner_id: Option<String>,
 }
+
+/// Longest provider ID accepted, in bytes.
+pub const MAX_ID: usize = 40;
 
 impl NewTrustedPublisher {
     /// 400 naming the field when one is empty, too long or holds control
@@ -115,8 +175,29 @@ impl NewTrustedPublisher {
             None | Some("") => None,
             Some(e) => Some(field("environment", e)?),
         };
+        self.repository_id = provider_id("repository_id", self.repository_id)?;
+        self.owner_id = provider_id("owner_id", self.owner_id)?;
         Ok(self)
     }
+}
+
+/// A provider's ID as an owner gives it: 1–[`MAX_ID`] ASCII letters,
+/// digits, `-` or `_` (GitHub's and GitLab's are decimal numbers), or none.
+fn provider_id(name: &str, value: Option<String>) -> AppResult<Option<String>> {
+    let Some(value) = value.map(|v| v.trim().to_string()) else {
+        return Ok(None);
+    };
+    if value.is_empty()
+        || value.len() > MAX_ID
+        || !value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(bad_request(format!(
+            "{name}: the provider's ID of the repository or owner, 1-{MAX_ID} letters or digits (GitHub's `repository_id` is a number such as 123456789)"
+        )));
+    }
+    Ok(Some(value))
 }
 
 fn field(name: &str, value: &str) -> AppResult<String> {
@@ -139,18 +220,85 @@ fn field(name: &str, value: &str) -> AppResult<String> {
 }
 
 impl TrustedPublisher {
-    /// Does this trusted publisher accept `job`? The same issuer, repository
-    /// and workflow, and — when it names an environment and the job's is
-    /// known — the same environment.
-    pub fn accepts(&self, job: &CiJob<'_>) -> bool {
+    /// Does this trusted publisher accept `job`? The same issuer and
+    /// workflow; when it names an environment and the job's is known, the
+    /// same environment; and the same repository: by its bound IDs once it
+    /// has them (a new name with the bound ID is a rename; the same name
+    /// with another ID is [`Match::Recreated`]), by name before.
+    pub fn judge(&self, job: &CiJob<'_>) -> Match {
         let environment = match (&self.environment, job.environment) {
             (None, _) | (Some(_), JobEnvironment::NotRecorded) => true,
             (Some(wanted), JobEnvironment::Claimed(claimed)) => claimed == Some(wanted.as_str()),
         };
-        self.issuer == job.issuer
-            && self.repository == job.repository
-            && self.workflow == job.workflow
-            && environment
+        if self.issuer != job.issuer || self.workflow != job.workflow || !environment {
+            return Match::Other;
+        }
+        let same_name = self.repository == job.repository;
+        let (claimed_repository, claimed_owner) = match job.ids {
+            JobIds::NotRecorded => {
+                return if same_name {
+                    Match::Accepts { renamed: false }
+                } else {
+                    Match::Other
+                }
+            }
+            JobIds::Claimed { repository, owner } => (repository, owner),
+        };
+        let bound_here = match (&self.repository_id, claimed_repository) {
+            (None, _) => same_name,
+            (Some(bound), Some(claimed)) if bound == claimed => true,
+            (Some(bound), claimed) => {
+                return if same_name {
+                    Match::Recreated(format!(
+                        "repository `{}` {}, but its trusted publisher is bound to ID {bound}: the repository was deleted and recreated, or another repository took its name",
+                        job.repository,
+                        claimed.map_or("carries no repository ID".to_string(), |c| format!("now has ID {c}"))
+                    ))
+                } else {
+                    Match::Other
+                };
+            }
+        };
+        if !bound_here {
+            return Match::Other;
+        }
+        if let Some(bound) = &self.owner_id {
+            if claimed_owner != Some(bound.as_str()) {
+                return Match::Recreated(format!(
+                    "repository `{}` {}, but its trusted publisher is bound to owner ID {bound}: the repository moved to another owner",
+                    job.repository,
+                    claimed_owner.map_or("carries no owner ID".to_string(), |c| format!("now belongs to owner ID {c}"))
+                ));
+            }
+        }
+        Match::Accepts {
+            renamed: !same_name,
+        }
+    }
+
+    /// Record what an accepted job of `identity` shows: the IDs this trusted
+    /// publisher was not yet bound to, and the repository's new name after
+    /// a rename (call inside a write transaction).
+    pub fn bind(&self, conn: &mut DbConnection, identity: &Identity) -> AppResult<()> {
+        let repository_id = self
+            .repository_id
+            .clone()
+            .or_else(|| identity.repository_id.clone());
+        let owner_id = self.owner_id.clone().or_else(|| identity.owner_id.clone());
+        if repository_id == self.repository_id
+            && owner_id == self.owner_id
+            && self.repository == identity.repository
+        {
+            return Ok(());
+        }
+        diesel::update(trusted_publishers::table.find(self.id))
+            .set((
+                trusted_publishers::repository.eq(&identity.repository),
+                trusted_publishers::repository_id.eq(&repository_id),
+                trusted_publishers::owner_id.eq(&owner_id),
+            ))
+            .execute(conn)?;
+        Ok(())
     }
 
     /// Whether a trusted publisher of `tool_id` still accepts the CI job
@@ -170,7 +318,7 @@ impl TrustedPublisher {
         };
         Ok(TrustedPublisher::list(conn, tool_id)?
             .iter()
-            .any(|t| t.accepts(&job)))
+            .any(|t| matches!(t.judge(&job), Match::Accepts { .. })))
     }
 
     /// The trusted publishers of `tool_id`, oldest first.
@@ -197,6 +345,8 @@ impl TrustedPublisher {
                 && t.repository == new.repository
                 && t.workflow == new.workflow
                 && t.environment == new.environment
+                && (new.repository_id.is_none() || t.repository_id == new.repository_id)
+                && (new.owner_id.is_none() || t.owner_id == new.owner_id)
         }) {
             return Ok(same.clone());
         }
@@ -215,6 +365,8 @@ impl TrustedPublisher {
                 trusted_publishers::created_by.eq(created_by),
                 trusted_publishers::created_at.eq(now()),
                 trusted_publishers::creator_agent.eq(creator_agent),
+                trusted_publishers::repository_id.eq(&new.repository_id),
+                trusted_publishers::owner_id.eq(&new.owner_id),
             ))
             .returning(trusted_publishers::id)
             .get_result(conn)?;
@@ -242,17 +394,23 @@ impl TrustedPublisher {
         Ok(())
     }
 
-    /// Every trusted publisher of `issuer` and `repository`, with its tool's
-    /// name, for matching an ID token's claims.
+    /// Every trusted publisher of `issuer` for the repository a verified ID
+    /// token names, by name or by its repository ID, with its tool's name,
+    /// for matching the token's claims.
     pub fn for_repository(
         conn: &mut DbConnection,
-        issuer: &str,
-        repository: &str,
+        identity: &Identity,
     ) -> AppResult<Vec<(TrustedPublisher, String)>> {
+        // No row has an empty ID, so a token without one matches by name.
+        let repository_id = identity.repository_id.as_deref().unwrap_or_default();
         Ok(crate::on_backend!(conn, |c| trusted_publishers::table
             .inner_join(tools::table)
-            .filter(trusted_publishers::issuer.eq(issuer))
-            .filter(trusted_publishers::repository.eq(repository))
+            .filter(trusted_publishers::issuer.eq(&identity.issuer))
+            .filter(
+                trusted_publishers::repository
+                    .eq(&identity.repository)
+                    .or(trusted_publishers::repository_id.eq(repository_id)),
+            )
             .order(trusted_publishers::id.asc())
             .select((TrustedPublisher::as_select(), tools::name))
             .load(c))?)
@@ -268,6 +426,8 @@ impl TrustedPublisher {
             id: self.id,
             issuer: self.issuer.clone(),
             repository: self.repository.clone(),
+            repository_id: self.repository_id.clone(),
+            owner_id: self.owner_id.clone(),
             workflow: self.workflow.clone(),
             environment: self.environment.clone(),
             created_by: login,

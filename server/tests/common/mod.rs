@@ -278,6 +278,21 @@ impl TestApp {
         out
     }
 
+    /// The actions in the audit log, oldest first, straight from the database.
+    pub async fn audit_actions(&self) -> Vec<String> {
+        self.state
+            .db
+            .read(|conn| {
+                use toolreg_server::schema::audit_log;
+                Ok(audit_log::table
+                    .order(audit_log::id.asc())
+                    .select(audit_log::action)
+                    .load::<String>(conn)?)
+            })
+            .await
+            .expect("audit log")
+    }
+
     /// Row count of a table, straight from the database.
     pub async fn count(&self, table: &'static str) -> i64 {
         #[derive(QueryableByName)]

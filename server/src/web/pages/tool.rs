@@ -386,6 +386,7 @@ mod provenance_tests {
             git_ref: "refs/tags/v1".into(),
             sha: sha.into(),
             run_id: run.into(),
+            ..Default::default()
         }
     }
 

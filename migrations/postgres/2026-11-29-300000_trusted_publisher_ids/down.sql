@@ -1,0 +1,2 @@
+ALTER TABLE trusted_publishers DROP COLUMN owner_id;
+ALTER TABLE trusted_publishers DROP COLUMN repository_id;
