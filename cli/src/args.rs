@@ -251,7 +251,7 @@ pub enum McpAction {
         #[arg(long, value_name = "FILE")]
         log_file: Option<PathBuf>,
     },
-    /// Run a third-party MCP server (CMD after `--`) behind toolreg: only
+    /// Run a third-party MCP server (CMD after `--`, or --url) behind toolreg: only
     /// the tool definitions pinned in toolreg.lock's [[server]] NAME get
     /// through; stdout carries MCP messages only.
     Proxy {
@@ -267,8 +267,11 @@ pub enum McpAction {
         /// The agent project (default: the current directory).
         #[arg(long, value_name = "DIR")]
         project: Option<PathBuf>,
+        /// The server's Streamable HTTP endpoint, instead of a command.
+        #[arg(long, value_name = "URL", conflicts_with = "command")]
+        url: Option<String>,
         /// The server command and its arguments.
-        #[arg(last = true, required = true, value_name = "CMD")]
+        #[arg(last = true, required_unless_present = "url", value_name = "CMD")]
         command: Vec<String>,
     },
     /// Show the tools of a pinned server that the proxy withheld, and why.
