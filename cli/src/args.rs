@@ -322,6 +322,22 @@ pub struct LinkArgs {
     /// The agent project (default: the current directory).
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
+    /// Put the agent's MCP server NAME behind `toolreg mcp proxy` (its
+    /// command: after `--`, --url, or the entry NAME's own); with unlink,
+    /// put the entry back as it was.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["list", "name"])]
+    pub proxy: Option<String>,
+    /// With --proxy: the server's Streamable HTTP endpoint.
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "proxy",
+        conflicts_with = "command"
+    )]
+    pub url: Option<String>,
+    /// With --proxy: the server's command and arguments.
+    #[arg(last = true, value_name = "CMD", requires = "proxy")]
+    pub command: Vec<String>,
 }
 
 fn parse_loopback(s: &str) -> Result<std::net::SocketAddr, String> {
