@@ -45,9 +45,8 @@ impl Project {
 }
 
 fn jsonc(text: &str) -> Value {
-    jsonc_parser::parse_to_serde_value(text, &Default::default())
-        .unwrap()
-        .unwrap()
+    jsonc_parser::parse_to_serde_value::<Value>(text, &Default::default())
+        .unwrap_or_else(|e| panic!("{e}:\n{text}"))
 }
 
 fn toml(text: &str) -> Value {
