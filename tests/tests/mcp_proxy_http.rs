@@ -389,3 +389,151 @@ fn endpoints_that_refuse_fail_or_answer_html_end_the_session_with_a_clear_error(
     }
     assert!(!dir.path().join("toolreg.lock").exists());
 }
+
+/// One request the scripted endpoint received: method, headers (lowercase
+/// names), body.
+type Seen = (String, Vec<(String, String)>, String);
+
+/// A scripted Streamable HTTP server: `initialize` answered as JSON with a
+/// session id, `tools/list` as an event stream (a priming event with only
+/// an id, then the answer), notifications with 202, GET with 405, DELETE
+/// with 200; every request recorded.
+fn scripted_endpoint() -> (String, std::sync::Arc<std::sync::Mutex<Vec<Seen>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut first = String::new();
+            reader.read_line(&mut first).unwrap_or(0);
+            let method = first.split(' ').next().unwrap_or_default().to_string();
+            let mut headers = Vec::new();
+            loop {
+                let mut h = String::new();
+                if reader.read_line(&mut h).unwrap_or(0) == 0 || h.trim().is_empty() {
+                    break;
+                }
+                if let Some((k, v)) = h.trim_end().split_once(':') {
+                    headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+                }
+            }
+            let len = headers
+                .iter()
+                .find(|(k, _)| k == "content-length")
+                .and_then(|(_, v)| v.parse().ok())
+                .unwrap_or(0usize);
+            let mut body = vec![0; len];
+            let _ = reader.read_exact(&mut body);
+            let body = String::from_utf8_lossy(&body).into_owned();
+            let msg: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+            // The id exactly as sent, without a JSON number round trip.
+            let id = body
+                .split("\"id\":")
+                .nth(1)
+                .and_then(|rest| rest.split([',', '}']).next())
+                .unwrap_or("null")
+                .to_string();
+            let (status, extra, ctype, answer) = match (method.as_str(), msg["method"].as_str()) {
+                ("POST", Some("initialize")) => ("200 OK", "Mcp-Session-Id: s-1\r\n", "application/json",
+                    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"protocolVersion":"2025-06-18","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"scripted","version":"1"}}}}}}"#)),
+                ("POST", Some("tools/list")) => ("200 OK", "", "text/event-stream",
+                    format!("id: e-0\ndata:\n\nid: e-1\nevent: message\ndata: {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"tools\":[{{\"name\":\"t\",\"description\":\"A tool.\",\"inputSchema\":{{\"type\":\"object\"}},\"x-unknown\":{{\"kept\":true}}}}]}}}}\n\n")),
+                ("POST", _) => ("202 Accepted", "", "text/plain", String::new()),
+                ("GET", _) => ("405 Method Not Allowed", "", "text/plain", String::new()),
+                _ => ("200 OK", "", "text/plain", String::new()),
+            };
+            log.lock().unwrap().push((method, headers, body));
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\n{extra}Content-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+                answer.len()
+            );
+        }
+    });
+    (format!("http://127.0.0.1:{port}/mcp"), seen)
+}
+
+#[test]
+fn the_session_id_protocol_version_and_ids_are_kept_and_the_session_is_deleted() {
+    let (url, seen) = scripted_endpoint();
+    let dir = tempfile::tempdir().unwrap();
+    let user = User::new();
+    let mut child = user
+        .command(
+            dir.path(),
+            &[
+                "mcp", "proxy", "--pin", "scripted", "--record", "--url", &url,
+            ],
+        )
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut next = || {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        line
+    };
+    stdin.write_all(br#"{"jsonrpc":"2.0","id":9007199254740993,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#).unwrap();
+    stdin.write_all(b"\n").unwrap();
+    let init = next();
+    assert!(init.contains(r#""id":9007199254740993"#), "{init}");
+    stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n{\"jsonrpc\":\"2.0\",\"id\":\"l-1\",\"method\":\"tools/list\"}\n").unwrap();
+    let list: Value = serde_json::from_str(&next()).unwrap();
+    assert_eq!(list["id"], "l-1");
+    // Byte for byte: a member no SDK type knows is passed and pinned as is.
+    assert_eq!(
+        list["result"]["tools"][0]["x-unknown"],
+        json!({"kept": true}),
+        "{list}"
+    );
+    drop(stdin);
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(status.success(), "{err}");
+    let lock = std::fs::read_to_string(dir.path().join("toolreg.lock")).unwrap();
+    assert!(
+        lock.contains(&format!("url = \"{url}\"\ntools = {{ t = \"sha256:")),
+        "{lock}"
+    );
+
+    let seen = seen.lock().unwrap().clone();
+    let header =
+        |h: &[(String, String)], k: &str| h.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+    let (method, headers, body) = &seen[0];
+    assert_eq!(method, "POST");
+    assert!(body.contains("9007199254740993"), "{body}");
+    assert_eq!(header(headers, "mcp-session-id"), None);
+    for (method, headers, body) in &seen[1..] {
+        assert_eq!(
+            header(headers, "mcp-session-id").as_deref(),
+            Some("s-1"),
+            "{method} {body}"
+        );
+        if method == "POST" {
+            assert_eq!(
+                header(headers, "mcp-protocol-version").as_deref(),
+                Some("2025-06-18")
+            );
+            let accept = header(headers, "accept").unwrap_or_default();
+            assert!(
+                accept.contains("application/json") && accept.contains("text/event-stream"),
+                "{accept}"
+            );
+        }
+    }
+    let methods: Vec<&str> = seen.iter().map(|(m, _, _)| m.as_str()).collect();
+    assert!(methods.contains(&"GET"), "{methods:?}");
+    assert_eq!(methods.last(), Some(&"DELETE"), "{methods:?}");
+}
