@@ -396,8 +396,9 @@ type Seen = (String, Vec<(String, String)>, String);
 
 /// A scripted Streamable HTTP server: `initialize` answered as JSON with a
 /// session id, `tools/list` as an event stream (a priming event with only
-/// an id, then the answer), notifications with 202, GET with 405, DELETE
-/// with 200; every request recorded.
+/// an id, then the answer), `tools/call` with a 500, everything else POSTed
+/// with 202 (wrong for a request), GET with 405, DELETE with 200; every
+/// request recorded.
 fn scripted_endpoint() -> (String, std::sync::Arc<std::sync::Mutex<Vec<Seen>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -440,6 +441,8 @@ fn scripted_endpoint() -> (String, std::sync::Arc<std::sync::Mutex<Vec<Seen>>>) 
                     format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"protocolVersion":"2025-06-18","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"scripted","version":"1"}}}}}}"#)),
                 ("POST", Some("tools/list")) => ("200 OK", "", "text/event-stream",
                     format!("id: e-0\ndata:\n\nid: e-1\nevent: message\ndata: {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"tools\":[{{\"name\":\"t\",\"description\":\"A tool.\",\"inputSchema\":{{\"type\":\"object\"}},\"x-unknown\":{{\"kept\":true}}}}]}}}}\n\n")),
+                ("POST", Some("tools/call")) => ("500 Internal Server Error", "", "application/json",
+                    format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32603,"message":"the backend is down"}}}}"#)),
                 ("POST", _) => ("202 Accepted", "", "text/plain", String::new()),
                 ("GET", _) => ("405 Method Not Allowed", "", "text/plain", String::new()),
                 _ => ("200 OK", "", "text/plain", String::new()),
@@ -492,6 +495,32 @@ fn the_session_id_protocol_version_and_ids_are_kept_and_the_session_is_deleted()
         json!({"kept": true}),
         "{list}"
     );
+    // An HTTP error, and a request acknowledged without an answer: an
+    // error each for that request, and the session goes on.
+    stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"t\",\"arguments\":{}}}\n").unwrap();
+    let failed: Value = serde_json::from_str(&next()).unwrap();
+    let message = failed["error"]["message"].as_str().unwrap_or_default();
+    assert_eq!(failed["id"], 2, "{failed}");
+    assert!(
+        message.contains(&format!(
+            "POST {url} answered 500 Internal Server Error: the backend is down"
+        )),
+        "{failed}"
+    );
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n")
+        .unwrap();
+    let unanswered: Value = serde_json::from_str(&next()).unwrap();
+    assert_eq!(unanswered["id"], 3, "{unanswered}");
+    assert!(
+        unanswered["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("answered 202 Accepted to a request, with no answer"),
+        "{unanswered}"
+    );
+    // The GET for the server's own stream has gone out by now.
+    std::thread::sleep(Duration::from_millis(300));
     drop(stdin);
     let status = child.wait().unwrap();
     let mut err = String::new();
