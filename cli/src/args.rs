@@ -251,7 +251,7 @@ pub enum McpAction {
         #[arg(long, value_name = "FILE")]
         log_file: Option<PathBuf>,
     },
-    /// Run a third-party MCP server (CMD after `--`) behind toolreg: only
+    /// Run a third-party MCP server (CMD after `--`, or --url) behind toolreg: only
     /// the tool definitions pinned in toolreg.lock's [[server]] NAME get
     /// through; stdout carries MCP messages only.
     Proxy {
@@ -267,8 +267,11 @@ pub enum McpAction {
         /// The agent project (default: the current directory).
         #[arg(long, value_name = "DIR")]
         project: Option<PathBuf>,
+        /// The server's Streamable HTTP endpoint, instead of a command.
+        #[arg(long, value_name = "URL", conflicts_with = "command")]
+        url: Option<String>,
         /// The server command and its arguments.
-        #[arg(last = true, required = true, value_name = "CMD")]
+        #[arg(last = true, required_unless_present = "url", value_name = "CMD")]
         command: Vec<String>,
     },
     /// Show the tools of a pinned server that the proxy withheld, and why.
@@ -319,6 +322,22 @@ pub struct LinkArgs {
     /// The agent project (default: the current directory).
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
+    /// Put the agent's MCP server NAME behind `toolreg mcp proxy` (its
+    /// command: after `--`, --url, or the entry NAME's own); with unlink,
+    /// put the entry back as it was.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["list", "name"])]
+    pub proxy: Option<String>,
+    /// With --proxy: the server's Streamable HTTP endpoint.
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "proxy",
+        conflicts_with = "command"
+    )]
+    pub url: Option<String>,
+    /// With --proxy: the server's command and arguments.
+    #[arg(last = true, value_name = "CMD", requires = "proxy")]
+    pub command: Vec<String>,
 }
 
 fn parse_loopback(s: &str) -> Result<std::net::SocketAddr, String> {

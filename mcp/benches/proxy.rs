@@ -18,7 +18,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use toolreg_mcp::proxy::{self, check, Config, Hooks, Pins, Verdict};
+use toolreg_mcp::proxy::{self, check, Config, Hooks, Launch, Pins, Verdict};
 
 const TOOLS: usize = 100;
 
@@ -132,7 +132,7 @@ fn bench(c: &mut Criterion) {
         let (proxy_in, proxy_out) = tokio::io::split(proxy_side);
         let config = Config {
             server: "bench".into(),
-            command: vec!["python3".into(), server()],
+            launch: Launch::Command(vec!["python3".into(), server()]),
             pins: Pins::default(),
             record: false,
             strict: false,

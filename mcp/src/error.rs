@@ -31,6 +31,15 @@ pub enum Error {
     #[error("{0}")]
     Address(String),
 
+    /// A proxy's upstream URL can't be used.
+    #[error("--url {url}: {reason}")]
+    Url {
+        /// The URL as given.
+        url: String,
+        /// Why, in words.
+        reason: String,
+    },
+
     /// Reading, writing or listening failed.
     #[error("{what}: {source}")]
     Io {

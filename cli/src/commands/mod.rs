@@ -161,9 +161,16 @@ pub fn run(cli: Cli) -> Result<i32> {
                     record,
                     strict,
                     project,
+                    url,
                     command,
                 },
-        } => mcp_proxy::run(&ctx, project.as_deref(), &name, record, strict, command),
+        } => {
+            let launch = match url {
+                Some(url) => crate::lock::Launch::Url(url),
+                None => crate::lock::Launch::Command(command),
+            };
+            mcp_proxy::run(&ctx, project.as_deref(), &name, record, strict, launch)
+        }
         Command::Mcp {
             action: McpAction::Review { name, project },
         } => mcp_proxy::review::review(&ctx, project.as_deref(), &name),

@@ -18,6 +18,7 @@
 
 pub mod clients;
 pub mod json;
+pub mod proxy;
 pub mod toml;
 pub mod yaml;
 
@@ -30,6 +31,7 @@ pub use clients::{ClientId, Dirs, Scope};
 use crate::args::LinkArgs;
 use crate::commands::Context;
 use crate::error::{Error, Result};
+use crate::lock::{Launch, Lockfile};
 use crate::output;
 use clients::{Client, Dialect};
 
@@ -172,7 +174,15 @@ pub fn run(ctx: &Context, args: &LinkArgs, action: Action) -> Result<i32> {
     let root = project_root(ctx, args.project.as_deref())?;
     let dirs = Dirs::from_env()
         .ok_or_else(|| Error::Config("cannot tell the home directory (set HOME)".into()))?;
-    let name = args.name.clone().unwrap_or_else(|| "toolreg".to_string());
+    let name = match &args.proxy {
+        Some(server) => server.clone(),
+        None => args.name.clone().unwrap_or_else(|| "toolreg".to_string()),
+    };
+    if args.proxy.is_some() {
+        crate::commands::mcp_proxy::store::check_name(&name).map_err(|_| {
+            Error::Usage(format!("--proxy {name}: a server name is 1 to 64 of a-z, 0-9, `-`, `_` and `.`, not starting with `.`"))
+        })?;
+    }
     check_name(&name)?;
     if args.list {
         return list(ctx, &root, &dirs, &name);
@@ -180,6 +190,11 @@ pub fn run(ctx: &Context, args: &LinkArgs, action: Action) -> Result<i32> {
     let Some(id) = args.client else {
         return Err(Error::Usage("name an agent, or use --list".into()));
     };
+    if action == Action::Unlink && (args.url.is_some() || !args.command.is_empty()) {
+        return Err(Error::Usage(
+            "unlink --proxy takes no server: it puts back the entry as it was".into(),
+        ));
+    }
     let client = clients::client(id);
     let scope = match args.scope {
         Some(s) if !client.scopes().contains(&s) => {
@@ -200,10 +215,6 @@ pub fn run(ctx: &Context, args: &LinkArgs, action: Action) -> Result<i32> {
             scope.as_str()
         )));
     };
-    let expected = match action {
-        Action::Link => Some(expected_entry(&client, &root, &name, &place)?),
-        Action::Unlink => None,
-    };
     let before = match std::fs::read_to_string(&path) {
         Ok(t) => Some(t),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -213,12 +224,52 @@ pub fn run(ctx: &Context, args: &LinkArgs, action: Action) -> Result<i32> {
     let old_doc = parse(client.dialect, &old_text).map_err(|c| corrupt(&path, c))?;
     let present = place.get(&old_doc, &name);
     let what = format!("{} ({}, {})", client.title, scope.as_str(), path.display());
+    let plan = match (&args.proxy, action) {
+        (None, _) => None,
+        (Some(_), _) if place == Place::File => {
+            return Err(Error::Usage(format!(
+                "{} keeps one server per file in its project config; use --scope user",
+                client.title
+            )))
+        }
+        (Some(_), Action::Link) => {
+            let given = match (&args.url, args.command.is_empty()) {
+                (Some(url), _) => Some(Launch::Url(url.clone())),
+                (None, false) => Some(Launch::Command(args.command.clone())),
+                (None, true) => None,
+            };
+            let exe = toolreg_exe()?.display().to_string();
+            Some(proxy::link(&client, &root, &exe, &name, given, present)?)
+        }
+        (Some(_), Action::Unlink) => match proxy::unlink(&client, &root, &path, &name, present)? {
+            Some(plan) => Some(plan),
+            None => {
+                report(
+                    ctx,
+                    action,
+                    &what,
+                    &path,
+                    "not behind the proxy, nothing to restore",
+                    false,
+                );
+                return Ok(0);
+            }
+        },
+    };
+    let expected = match (&plan, action) {
+        (Some(plan), _) => plan.entry.clone(),
+        (None, Action::Link) => Some(expected_entry(&client, &root, &name, &place)?),
+        (None, Action::Unlink) => None,
+    };
     if present == expected.as_ref() {
         let state = if expected.is_some() {
             "already linked, nothing to change"
         } else {
             "not linked, nothing to remove"
         };
+        if let (Some(plan), false) = (&plan, args.dry_run) {
+            proxy::record(&root, &path, &name, plan)?;
+        }
         report(ctx, action, &what, &path, state, false);
         return Ok(0);
     }
@@ -255,9 +306,14 @@ pub fn run(ctx: &Context, args: &LinkArgs, action: Action) -> Result<i32> {
         &new_text,
         expected.is_none() && place == Place::File,
     )?;
-    let state = match action {
-        Action::Link => "linked",
-        Action::Unlink => "unlinked",
+    if let Some(plan) = &plan {
+        proxy::record(&root, &path, &name, plan)?;
+    }
+    let state = match (action, &plan) {
+        (Action::Link, None) => "linked",
+        (Action::Link, Some(_)) => "linked behind toolreg mcp proxy",
+        (Action::Unlink, None) => "unlinked",
+        (Action::Unlink, Some(_)) => "restored the entry as it was",
     };
     report(ctx, action, &what, &path, state, true);
     Ok(0)
@@ -289,15 +345,7 @@ fn check_name(name: &str) -> Result<()> {
 /// The entry (or, for a block file, the whole file) `link` writes for this
 /// project.
 fn expected_entry(client: &Client, root: &Path, name: &str, place: &Place) -> Result<Value> {
-    let exe = std::env::current_exe()
-        .and_then(std::fs::canonicalize)
-        .map_err(|e| {
-            Error::io(
-                "could not find the toolreg executable",
-                Path::new("toolreg"),
-                e,
-            )
-        })?;
+    let exe = toolreg_exe()?;
     let command = exe.display().to_string();
     let args = vec![
         "mcp".to_string(),
@@ -318,6 +366,19 @@ fn expected_entry(client: &Client, root: &Path, name: &str, place: &Place) -> Re
         Place::File => client.file_document(name, &entry),
         _ => entry,
     })
+}
+
+/// This `toolreg`, as the absolute path an agent launches.
+fn toolreg_exe() -> Result<PathBuf> {
+    std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| {
+            Error::io(
+                "could not find the toolreg executable",
+                Path::new("toolreg"),
+                e,
+            )
+        })
 }
 
 fn corrupt(path: &Path, c: Corrupt) -> Error {
@@ -401,9 +462,11 @@ fn write(path: &Path, before: Option<&str>, text: &str, remove: bool) -> Result<
     Ok(())
 }
 
-/// `link --list`: every agent config that exists, and whether this
-/// project's entry is in it and current.
+/// `link --list`: every agent config that exists, whether this project's
+/// entry is in it and current, and how each of its MCP servers runs:
+/// through toolreg (serve, or proxy with its pins) or directly, unpinned.
 fn list(ctx: &Context, root: &Path, dirs: &Dirs, name: &str) -> Result<i32> {
+    let lock = Lockfile::load(root).ok().flatten();
     let mut rows = Vec::new();
     for id in ClientId::ALL {
         let client = clients::client(id);
@@ -414,36 +477,49 @@ fn list(ctx: &Context, root: &Path, dirs: &Dirs, name: &str) -> Result<i32> {
             let Ok(text) = std::fs::read_to_string(&path) else {
                 continue;
             };
+            let mut servers = Vec::new();
             let status = match parse(client.dialect, &text) {
                 Err(c) => format!("unreadable ({}:{}: {})", c.line, c.column, c.message),
-                Ok(doc) => match place.get(&doc, name) {
-                    None => "absent".to_string(),
-                    Some(found) => match expected_entry(&client, root, name, &place) {
-                        Ok(e) if &e == found => "current".to_string(),
-                        Ok(_) => format!(
-                            "stale (run `toolreg link {id}{}`)",
-                            if scope == client.scopes()[0] {
-                                String::new()
-                            } else {
-                                format!(" --scope {}", scope.as_str())
-                            }
-                        ),
-                        Err(e) => format!("present (can't compare: {e})"),
-                    },
-                },
+                Ok(doc) => {
+                    for (server, entry) in entries(&place, &doc) {
+                        let (runs, detail) =
+                            proxy::describe(&client, &server, entry, lock.as_ref());
+                        servers.push((server, runs, detail));
+                    }
+                    match place.get(&doc, name) {
+                        None => "absent".to_string(),
+                        Some(found) => match expected_entry(&client, root, name, &place) {
+                            Ok(e) if &e == found => "current".to_string(),
+                            Ok(_) => format!(
+                                "stale (run `toolreg link {id}{}`)",
+                                if scope == client.scopes()[0] {
+                                    String::new()
+                                } else {
+                                    format!(" --scope {}", scope.as_str())
+                                }
+                            ),
+                            Err(e) => format!("present (can't compare: {e})"),
+                        },
+                    }
+                }
             };
-            rows.push((id, scope, path, status));
+            rows.push((id, scope, path, status, servers));
         }
     }
     if ctx.json {
         let items: Vec<Value> = rows
             .iter()
-            .map(|(id, scope, path, status)| {
+            .map(|(id, scope, path, status, servers)| {
+                let servers: Vec<Value> = servers
+                    .iter()
+                    .map(|(n, runs, detail)| serde_json::json!({"name": n, "runs": runs, "detail": detail}))
+                    .collect();
                 serde_json::json!({
                     "client": id.as_str(), "scope": scope.as_str(),
                     "file": path.display().to_string(),
                     "status": status.split(' ').next().unwrap_or_default(),
                     "detail": status,
+                    "servers": servers,
                 })
             })
             .collect();
@@ -456,7 +532,7 @@ fn list(ctx: &Context, root: &Path, dirs: &Dirs, name: &str) -> Result<i32> {
             ClientId::ALL.map(|c| c.as_str()).join(", ")
         );
     }
-    for (id, scope, path, status) in rows {
+    for (id, scope, path, status, servers) in rows {
         crate::outln!(
             "{:<15} {:<8} {:<8} {}",
             id.as_str(),
@@ -467,6 +543,34 @@ fn list(ctx: &Context, root: &Path, dirs: &Dirs, name: &str) -> Result<i32> {
         if status.contains(' ') {
             crate::outln!("{:<33}{status}", "");
         }
+        for (server, runs, detail) in servers {
+            crate::outln!("  {server:<22} {runs:<8} {detail}");
+        }
     }
     Ok(0)
+}
+
+/// Every MCP server entry of a config document, with its name.
+fn entries<'a>(place: &Place, doc: &'a Value) -> Vec<(String, &'a Value)> {
+    let named = |items: Option<&'a Value>| -> Vec<(String, &'a Value)> {
+        items
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|i| {
+                let n = i.get("name").and_then(Value::as_str).unwrap_or("(no name)");
+                (n.to_string(), i)
+            })
+            .collect()
+    };
+    match place {
+        Place::Map { path } => path
+            .iter()
+            .try_fold(doc, |at, k| at.get(k))
+            .and_then(Value::as_object)
+            .map(|o| o.iter().map(|(k, v)| (k.clone(), v)).collect())
+            .unwrap_or_default(),
+        Place::List { key } => named(doc.get(key)),
+        Place::File => named(doc.get("mcpServers")),
+    }
 }

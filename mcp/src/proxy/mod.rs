@@ -1,8 +1,9 @@
-//! `toolreg mcp proxy`: an MCP server over stdio to the agent that runs a
-//! third-party MCP server (the upstream) as a child process and lets only
-//! its pinned tool definitions through.
+//! `toolreg mcp proxy`: an MCP server over stdio to the agent in front of
+//! a third-party MCP server (the upstream), run as a child process or
+//! reached at a Streamable HTTP URL ([`upstream`]), that lets only its
+//! pinned tool definitions through.
 //!
-//! The proxy forwards JSON-RPC messages as they are, line for line, in
+//! The proxy forwards JSON-RPC messages as they are, byte for byte, in
 //! both directions: requests keep their ids, and results, notifications,
 //! progress, cancellation, resources, prompts, server-to-client requests
 //! and the negotiated protocol version pass untouched. Two messages are
@@ -18,11 +19,12 @@
 //! The proxy lists the upstream's tools itself once the session starts and
 //! again on every `notifications/tools/list_changed`; calls wait for that
 //! check. Malformed JSON and messages over [`frame::MAX_MESSAGE`] are never
-//! forwarded. The upstream's stderr is the proxy's stderr.
+//! forwarded. A child process's stderr is the proxy's stderr.
 
 pub mod check;
 pub mod frame;
 mod session;
+mod upstream;
 
 use crate::error::{Error, Result};
 pub use check::{Pins, Status, Verdict};
@@ -32,8 +34,8 @@ pub use check::{Pins, Status, Verdict};
 pub struct Config {
     /// The pinned server's name (in messages and reports).
     pub server: String,
-    /// The upstream command and its arguments.
-    pub command: Vec<String>,
+    /// How the upstream is reached.
+    pub launch: Launch,
     /// The pins in force when the session starts.
     pub pins: Pins,
     /// Pin tools not pinned yet (trust on first use).
@@ -42,6 +44,21 @@ pub struct Config {
     pub strict: bool,
     /// The largest message read either way.
     pub max_message: usize,
+}
+
+/// How the upstream is reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Launch {
+    /// A command and its arguments, run as a child process (stdio).
+    Command(Vec<String>),
+    /// A Streamable HTTP endpoint (`http://` or `https://`).
+    Url(String),
+}
+
+/// Check a Streamable HTTP endpoint given on the command line: an absolute
+/// `http://` or `https://` URL with a host and no credentials in it.
+pub fn check_url(url: &str) -> Result<()> {
+    upstream::http::endpoint(url).map(|_| ())
 }
 
 /// What the proxy tells its caller as checks happen.
@@ -64,6 +81,9 @@ pub enum Ended {
     Strict(String),
     /// The upstream sent a message over the cap (its size).
     TooLong(usize),
+    /// The HTTP upstream could not be reached, refused the session or
+    /// answered with something other than MCP (what happened, as text).
+    UpstreamFailed(String),
 }
 
 impl Ended {
@@ -80,6 +100,9 @@ impl Ended {
             Ended::TooLong(n) => Some(format!(
                 "the server {server} sent a message of more than {n} bytes (the limit is {} bytes); nothing of it was forwarded and the session ends",
                 frame::MAX_MESSAGE
+            )),
+            Ended::UpstreamFailed(how) => Some(format!(
+                "the server {server} failed: {how}; the session ends"
             )),
         }
     }
@@ -98,10 +121,8 @@ where
     I: tokio::io::AsyncRead + Unpin + Send + 'static,
     O: tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    if config.command.is_empty() {
-        return Err(Error::Transport(
-            "no server command: give it after `--`".into(),
-        ));
+    if let Launch::Url(url) = &config.launch {
+        check_url(url)?;
     }
     session::run(config, hooks, agent_in, agent_out).await
 }

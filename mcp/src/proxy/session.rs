@@ -1,29 +1,29 @@
-//! One proxy session: the upstream child process, a task reading the
-//! agent, a task reading the upstream, one writer each way, and the state
-//! they share (the pins, the verdict on every listed tool, the requests in
-//! flight).
+//! One proxy session: the upstream (a child process or a Streamable HTTP
+//! endpoint, [`super::upstream`]), a task reading the agent, one writer
+//! each way, and the state they share (the pins, the verdict on every
+//! listed tool, the requests in flight). Everything here works on
+//! JSON-RPC messages as bytes, whichever way they reach the upstream.
 
 use std::collections::{HashMap, HashSet};
-use std::process::Stdio;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, watch};
 
 use super::check::{self, Pins, Status, Verdict};
 use super::frame::{self, Frame};
+use super::upstream::Upstream;
 use super::{Config, Ended, Hooks};
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// The id prefix of the proxy's own requests to the upstream.
 const OWN: &str = "toolreg-proxy-";
 /// How long a call waits for the tool list to be checked.
 const CHECK_WAIT: Duration = Duration::from_secs(30);
 
-type Tx = mpsc::UnboundedSender<Vec<u8>>;
+pub(super) type Tx = mpsc::UnboundedSender<Vec<u8>>;
 
 struct State {
     pins: Arc<Pins>,
@@ -42,8 +42,8 @@ struct State {
     outstanding: HashMap<String, Value>,
 }
 
-struct Shared {
-    config: Config,
+pub(super) struct Shared {
+    pub(super) config: Config,
     hooks: Arc<dyn Hooks>,
     state: Mutex<State>,
     checked: watch::Sender<bool>,
@@ -69,8 +69,39 @@ impl Shared {
         );
     }
 
-    fn log(&self, line: &str) {
+    pub(super) fn log(&self, line: &str) {
         eprintln!("toolreg mcp proxy: {line}");
+    }
+
+    /// End the session.
+    pub(super) fn end(&self, why: Ended) {
+        let _ = self.end.send(why);
+    }
+
+    /// One message the upstream sent, as bytes: checked, then forwarded,
+    /// changed or kept (what is not a JSON-RPC object is logged and
+    /// dropped).
+    pub(super) fn from_upstream(self: &Arc<Self>, line: Vec<u8>) {
+        match serde_json::from_slice::<Value>(&line) {
+            Ok(msg @ Value::Object(_)) => from_upstream(self, msg, line),
+            Ok(_) => self.log(&format!(
+                "the server {} sent a message that is not a JSON-RPC object; it was not forwarded",
+                self.config.server
+            )),
+            Err(e) => self.log(&format!(
+                "the server {} sent a line that is not valid JSON ({e}); it was not forwarded",
+                self.config.server
+            )),
+        }
+    }
+
+    /// Answer the request `id` with an error as if the upstream had sent
+    /// it (the transport could not deliver it, or got no answer), so the
+    /// proxy's own checks and the agent's requests end the same way.
+    pub(super) fn fail_request(self: &Arc<Self>, id: &Value, message: &str) {
+        let answer = json!({"jsonrpc": "2.0", "id": id,
+                            "error": {"code": -32603, "message": message}});
+        from_upstream(self, answer.clone(), answer.to_string().into_bytes());
     }
 }
 
@@ -84,17 +115,7 @@ where
     I: AsyncRead + Unpin + Send + 'static,
     O: AsyncWrite + Unpin + Send + 'static,
 {
-    let mut child = Command::new(&config.command[0])
-        .args(&config.command[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| Error::io(format!("could not start `{}`", config.command[0]), e))?;
-    let (Some(child_in), Some(child_out)) = (child.stdin.take(), child.stdout.take()) else {
-        return Err(Error::Transport("the server's stdio was not piped".into()));
-    };
+    let mut upstream = Upstream::start(&config)?;
     let (agent_tx, agent_rx) = mpsc::unbounded_channel();
     let (up_tx, up_rx) = mpsc::unbounded_channel();
     let (end_tx, mut end_rx) = mpsc::unbounded_channel();
@@ -118,16 +139,12 @@ where
         end: end_tx,
     });
     let agent_writer = tokio::spawn(write_lines(agent_rx, stdout));
-    let upstream_writer = tokio::spawn(write_lines(up_rx, child_in));
+    upstream.spawn(shared.clone(), up_rx);
     let agent_reader = tokio::spawn(read_agent(shared.clone(), stdin));
-    let upstream_reader = tokio::spawn(read_upstream(shared.clone(), child_out));
     let ended = end_rx.recv().await.unwrap_or(Ended::AgentClosed);
     agent_reader.abort();
-    upstream_reader.abort();
-    let ended = match ended {
-        Ended::UpstreamExited(_) => Ended::UpstreamExited(exit_status(&mut child).await),
-        other => other,
-    };
+    upstream.stop_reading();
+    let ended = upstream.ended(ended).await;
     if ended != Ended::AgentClosed {
         // Every request still waiting gets an answer before stdout closes.
         let waiting: Vec<Value> = shared
@@ -142,34 +159,16 @@ where
         }
     }
     drop(shared);
-    upstream_writer.abort();
+    upstream.stop_writing();
     let _ = tokio::time::timeout(Duration::from_secs(2), agent_writer).await;
-    if ended == Ended::AgentClosed {
-        // stdin of the upstream is closed now: give it a moment to leave.
-        if tokio::time::timeout(Duration::from_secs(2), child.wait())
-            .await
-            .is_err()
-        {
-            let _ = child.kill().await;
-        }
-    } else {
-        let _ = child.kill().await;
-    }
+    upstream.close(ended == Ended::AgentClosed).await;
     Ok(ended)
 }
 
-async fn exit_status(child: &mut Child) -> String {
-    match tokio::time::timeout(Duration::from_secs(2), child.wait()).await {
-        Ok(Ok(status)) => status.to_string(),
-        Ok(Err(e)) => format!("its status is unknown: {e}"),
-        Err(_) => {
-            let _ = child.kill().await;
-            "it closed its stdout and was stopped".into()
-        }
-    }
-}
-
-async fn write_lines<W: AsyncWrite + Unpin>(mut rx: mpsc::UnboundedReceiver<Vec<u8>>, mut w: W) {
+pub(super) async fn write_lines<W: AsyncWrite + Unpin>(
+    mut rx: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut w: W,
+) {
     while let Some(mut line) = rx.recv().await {
         line.push(b'\n');
         if w.write_all(&line).await.is_err() || w.flush().await.is_err() {
@@ -295,34 +294,6 @@ fn send_own_list(shared: &Shared, id: &str, cursor: Option<&Value>) {
         req["params"] = json!({"cursor": c});
     }
     let _ = shared.to_upstream.send(req.to_string().into_bytes());
-}
-
-async fn read_upstream<R: AsyncRead + Unpin>(shared: Arc<Shared>, out: R) {
-    let mut r = BufReader::new(out);
-    loop {
-        let line = match frame::read(&mut r, shared.config.max_message).await {
-            Ok(Frame::Line(line)) => line,
-            Ok(Frame::TooLong(n)) => {
-                let _ = shared.end.send(Ended::TooLong(n));
-                return;
-            }
-            Ok(Frame::End) | Err(_) => {
-                let _ = shared.end.send(Ended::UpstreamExited(String::new()));
-                return;
-            }
-        };
-        match serde_json::from_slice::<Value>(&line) {
-            Ok(msg @ Value::Object(_)) => from_upstream(&shared, msg, line),
-            Ok(_) => shared.log(&format!(
-                "the server {} sent a line that is not a JSON-RPC message; it was not forwarded",
-                shared.config.server
-            )),
-            Err(e) => shared.log(&format!(
-                "the server {} sent a line that is not valid JSON ({e}); it was not forwarded",
-                shared.config.server
-            )),
-        }
-    }
 }
 
 fn from_upstream(shared: &Arc<Shared>, msg: Value, line: Vec<u8>) {

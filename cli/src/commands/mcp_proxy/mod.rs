@@ -1,5 +1,6 @@
-//! `toolreg mcp proxy --pin NAME [--record] [--strict] [--project DIR] --
-//! CMD ARGS…`: run a third-party MCP server behind toolreg, letting only
+//! `toolreg mcp proxy --pin NAME [--record] [--strict] [--project DIR]
+//! (--url URL | -- CMD ARGS…)`: run a third-party MCP server (a command
+//! over stdio, or a Streamable HTTP endpoint) behind toolreg, letting only
 //! the tool definitions pinned in toolreg.lock's `[[server]]` entry `NAME`
 //! through (see `toolreg_mcp::proxy`). This side reads the pins, reports
 //! every withheld tool on stderr in `toolreg update`'s words (the change
@@ -20,7 +21,7 @@ use toolreg_core::fingerprint;
 use toolreg_mcp::proxy::{self, Config, Hooks, Pins, Status, Verdict};
 
 use super::Context;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::lock::{Launch, LockedServer, Lockfile};
 use crate::output;
 use store::Store;
@@ -32,12 +33,14 @@ pub fn run(
     name: &str,
     record: bool,
     strict: bool,
-    command: Vec<String>,
+    launch: Launch,
 ) -> Result<i32> {
     store::check_name(name)?;
+    if let Launch::Url(url) = &launch {
+        proxy::check_url(url).map_err(|e| Error::Usage(e.to_string()))?;
+    }
     let root = ctx.path(project);
     let lock = Lockfile::load(&root)?.unwrap_or_default();
-    let launch = Launch::Command(command.clone());
     match lock.server(name) {
         None if !record => output::status(format!(
             "toolreg mcp proxy: toolreg.lock pins no server {name}: every tool it lists is withheld; run it once with --record to pin them (trust on first use)"
@@ -54,12 +57,15 @@ pub fn run(
     let hooks = Arc::new(Recorder {
         root: root.clone(),
         name: name.to_string(),
-        launch,
+        launch: launch.clone(),
     });
     let ended = proxy::run(
         Config {
             server: name.to_string(),
-            command,
+            launch: match launch {
+                Launch::Command(argv) => proxy::Launch::Command(argv),
+                Launch::Url(url) => proxy::Launch::Url(url),
+            },
             pins,
             record,
             strict,

@@ -2,7 +2,8 @@
 //! `.toolreg/servers/NAME.json`: the definitions as pinned (so a change can
 //! be shown in words, not only as a new fingerprint) and the definitions
 //! last listed for every withheld tool (what `toolreg mcp review` shows and
-//! `toolreg mcp accept` pins). The lock's fingerprints stay the authority:
+//! `toolreg mcp accept` pins), and the agent config entries `toolreg link
+//! --proxy` replaced. The lock's fingerprints stay the authority:
 //! a stored definition is used only when it hashes to its fingerprint.
 
 use std::collections::BTreeMap;
@@ -25,6 +26,10 @@ pub struct Store {
     /// Call name → the `Tool` object last listed, for withheld tools.
     #[serde(default)]
     pub pending: BTreeMap<String, Value>,
+    /// Agent config file → its entry for this server as it was before
+    /// `toolreg link --proxy` (what `unlink --proxy` puts back).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub linked: BTreeMap<String, Value>,
 }
 
 /// A server name usable as a file name and in a lock: 1–64 of `a-z`,
