@@ -397,6 +397,8 @@ pub enum FormatArg {
     Shinkai,
     Mcp,
     Prompt,
+    /// An Agent Skill: a directory with SKILL.md.
+    Skill,
 }
 
 impl FormatArg {
@@ -406,6 +408,7 @@ impl FormatArg {
             FormatArg::Shinkai => "shinkai",
             FormatArg::Mcp => "mcp",
             FormatArg::Prompt => "prompt",
+            FormatArg::Skill => "skill",
         }
     }
 }
