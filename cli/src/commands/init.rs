@@ -171,7 +171,7 @@ pub fn scaffold(format: FormatArg, name: &str) -> ToolFiles {
         files.insert(
             "SKILL.md",
             format!(
-                "---\nname: {name}\ndescription: {title}: say what this skill does and when an agent should use it.\nlicense: MIT\nmetadata:\n  version: \"0.1.0\"\n---\n\n# {title}\n\nStep-by-step instructions the agent follows when it uses this skill.\n\n1. First, do this.\n2. Then, do that.\n"
+                "---\nname: {name}\ndescription: Say what {title} does, and when an agent should use it.\nlicense: MIT\nmetadata:\n  version: \"0.1.0\"\n---\n\n# {title}\n\nStep-by-step instructions the agent follows when it uses this skill.\n\n1. First, do this.\n2. Then, do that.\n"
             ),
         );
         return files;

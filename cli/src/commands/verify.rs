@@ -196,8 +196,11 @@ fn report_local(ctx: &Context, checks: Vec<PinCheck>, copies: &[CopyCheck]) -> R
     if bad == 0 {
         return Err(Error::Drift {
             summary: format!(
-                "{bad_copies} skill cop(ies) in agents' skills folders do not match toolreg.lock: {}; run `toolreg install` to repair them",
-                copy_problems(&ctx.cwd, copies).join(", ")
+                "{bad_copies} {} in agents' skills folders {} toolreg.lock: {}; run `toolreg install` to repair {}",
+                if bad_copies == 1 { "skill copy" } else { "skill copies" },
+                if bad_copies == 1 { "does not match" } else { "do not match" },
+                copy_problems(&ctx.cwd, copies).join(", "),
+                if bad_copies == 1 { "it" } else { "them" },
             ),
             details: Vec::new(),
         });
