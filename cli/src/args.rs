@@ -426,6 +426,8 @@ pub enum FormatArg {
     Shinkai,
     Mcp,
     Prompt,
+    /// An Agent Skill: a directory with SKILL.md.
+    Skill,
 }
 
 impl FormatArg {
@@ -435,6 +437,7 @@ impl FormatArg {
             FormatArg::Shinkai => "shinkai",
             FormatArg::Mcp => "mcp",
             FormatArg::Prompt => "prompt",
+            FormatArg::Skill => "skill",
         }
     }
 }

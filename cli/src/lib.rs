@@ -1,8 +1,9 @@
 //! The `toolreg` command line as a library: argument definitions
 //! ([`args`]), one module per command ([`commands`]), and the pieces they
 //! share — user config, the registry client, the project's `toolreg.toml`,
-//! `toolreg.lock`, verified installs, and the admission of pins
-//! ([`admission`]). `main.rs` only parses and reports.
+//! `toolreg.lock`, verified installs, the admission of pins
+//! ([`admission`]), and pinned skills in agents' skills folders
+//! ([`skills`]). `main.rs` only parses and reports.
 
 pub mod admission;
 pub mod args;
@@ -19,6 +20,7 @@ pub mod output;
 pub mod pinning;
 pub mod project;
 pub mod provenance;
+pub mod skills;
 pub mod transparency;
 
 pub use error::{Error, Result};

@@ -55,6 +55,13 @@ pub fn run(
     let mut list = Vec::new();
     for a in &admitted {
         let pin = &a.pin;
+        if a.tool.format == toolreg_core::Format::Skill {
+            output::status(format!(
+                "skipping {} {}: an Agent Skill is no tool definition; `toolreg link AGENT` puts it in the agent's skills folder",
+                pin.name, pin.version
+            ));
+            continue;
+        }
         let converted = convert(&a.tool, format, options).map_err(|source| Error::Core {
             context: format!("{} {}", pin.name, pin.version),
             source,

@@ -1,7 +1,8 @@
 //! `toolreg init [PATH] --format F [--name N]`: scaffold a tool directory
 //! of a format that validates as written (checked before anything is
 //! written), with an http/prompt/schema tool where the format allows one so
-//! that any publisher tier may publish it.
+//! that any publisher tier may publish it. A skill (`--format skill`) is
+//! named as its directory and carries its version in `metadata.version`.
 
 use std::path::Path;
 
@@ -20,12 +21,13 @@ pub fn run(
     name: Option<&str>,
 ) -> Result<i32> {
     let dir = ctx.path(path);
-    let name = match name {
-        Some(n) => {
+    let name = match (name, format) {
+        (_, FormatArg::Skill) => skill_name(&dir, name)?,
+        (Some(n), _) => {
             check_registry_name(n)?;
             n.to_string()
         }
-        None => name_from_dir(&dir),
+        (None, _) => name_from_dir(&dir),
     };
     let files = scaffold(format, &name);
     for (rel, _) in files.iter() {
@@ -118,6 +120,24 @@ fn name_from_dir(dir: &Path) -> String {
         .unwrap_or_else(|| "my-tool".to_string())
 }
 
+/// A skill's name is its directory's name (the Agent Skills
+/// specification): the directory must be named as a registry name, and
+/// `--name`, if given, must be that name.
+fn skill_name(dir: &Path, name: Option<&str>) -> Result<String> {
+    let dir_name = dir.file_name().and_then(|f| f.to_str()).unwrap_or("");
+    if let Some(n) = name.filter(|n| *n != dir_name) {
+        return Err(Error::Usage(format!(
+            "--name {n}: a skill's name is its directory's name (`{dir_name}`); run `toolreg init {n} --format skill` to create the directory {n}"
+        )));
+    }
+    if !is_registry_name(dir_name) {
+        return Err(Error::Usage(format!(
+            "the directory name `{dir_name}` can't be a skill's name: a skill is named as its directory,              in 3–50 characters of lowercase kebab-case, like `tidy-notes`; run `toolreg init tidy-notes --format skill`"
+        )));
+    }
+    Ok(dir_name.to_string())
+}
+
 fn title(name: &str) -> String {
     name.split('-')
         .map(|w| {
@@ -146,6 +166,16 @@ pub fn scaffold(format: FormatArg, name: &str) -> ToolFiles {
     let call = name.replace('-', "_");
     let title = title(name);
     let mut files = ToolFiles::new();
+    if format == FormatArg::Skill {
+        // SKILL.md is the skill's documentation: no README.md beside it.
+        files.insert(
+            "SKILL.md",
+            format!(
+                "---\nname: {name}\ndescription: Say what {title} does, and when an agent should use it.\nlicense: MIT\nmetadata:\n  version: \"0.1.0\"\n---\n\n# {title}\n\nStep-by-step instructions the agent follows when it uses this skill.\n\n1. First, do this.\n2. Then, do that.\n"
+            ),
+        );
+        return files;
+    }
     files.insert(
         "README.md",
         format!("# {title}\n\nDescribe what {name} does, its parameters and what it returns.\n"),
@@ -199,6 +229,7 @@ output_schema:\n  type: object\n  properties:\n    results:\n      type: array\n
             );
             files.insert("toolreg.toml", toolreg_toml(name));
         }
+        FormatArg::Skill => {}
         FormatArg::Shinkai => {
             files.insert(
                 "metadata.json",
@@ -255,6 +286,7 @@ mod tests {
             FormatArg::Shinkai,
             FormatArg::Mcp,
             FormatArg::Prompt,
+            FormatArg::Skill,
         ] {
             let files = scaffold(format, "demo-tool");
             let loaded = toolreg_core::load(&files).unwrap_or_else(|e| {

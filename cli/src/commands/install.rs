@@ -19,6 +19,9 @@
 //! accepts, the definition fingerprint and the verified builder are
 //! recorded in the lock where it has none yet; with `--locked` a finding the
 //! lock does not accept is refused.
+//!
+//! Last, the skills folder of every agent `toolreg link` linked gets a copy
+//! of each installed skill ([`crate::skills::sync`]).
 
 use serde_json::json;
 
@@ -96,8 +99,10 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
     if (logged.new_checkpoint.is_some() || recorded) && !locked {
         lock.save(&ctx.cwd)?;
     }
+    // Linked agents' skills folders follow the installed skills.
+    let skills = crate::skills::sync(&ctx.cwd, &lock)?;
     if ctx.json {
-        output::json(&json!({ "tools": installed }));
+        output::json(&json!({ "tools": installed, "skills": skills }));
     } else if fresh == 0 {
         crate::outln!(
             "all {} pinned tool(s) are already installed",
@@ -109,6 +114,11 @@ pub fn run(ctx: &Context, locked: bool) -> Result<i32> {
             lock.tools().len() - fresh,
             install::TOOLS_DIR
         );
+    }
+    if !ctx.json {
+        for c in &skills {
+            output::status(c.line(&ctx.cwd));
+        }
     }
     Ok(0)
 }

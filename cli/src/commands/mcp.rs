@@ -55,11 +55,15 @@ pub fn serve(
 /// --offline` runs them: kind allowed by `[policy] allow`, not withheld and
 /// its findings accepted as the registry last said, the builder
 /// `require_provenance` wants, the installed files and definition
-/// fingerprint as pinned). The registry is never asked.
+/// fingerprint as pinned). The registry is never asked. Pinned skills are
+/// admitted but not served: agents read them from their skills folders.
 pub fn admitted(root: &Path, only: &[String]) -> Result<Vec<Pin>> {
     Ok(
         offline::admit_selected(root, "serve the project's tools", only)?
             .into_iter()
+            // A skill is instructions an agent reads from its skills
+            // folder, not a tool it calls.
+            .filter(|a| a.tool.format != toolreg_core::Format::Skill)
             .map(|a| Pin {
                 name: a.pin.name,
                 version: a.pin.version.to_string(),

@@ -8,7 +8,9 @@
 //! change with its old and new value with `--diff`). A medium or high change,
 //! or a lint finding the old version did not have, needs a yes: asked on a
 //! terminal, `--yes` elsewhere. Without it nothing is written and the
-//! command exits 1 naming the pins.
+//! command exits 1 naming the pins. For an Agent Skill the change of its
+//! instructions (SKILL.md after the frontmatter) is one more medium change,
+//! at `/instructions`, shown as a word diff like a description's.
 //!
 //! A move away from a version the registry now withholds (quarantined or
 //! blocked) can't be diffed — the registry withholds the old definition —
@@ -25,7 +27,9 @@ use std::io::IsTerminal;
 
 use serde_json::{json, Value};
 use toolreg_api::VersionDiff;
-use toolreg_core::diff::ChangeSeverity;
+use toolreg_core::diff::{ChangeKind, ChangeSeverity, DefinitionChange};
+use toolreg_core::formats::skill;
+use toolreg_core::Format;
 
 use super::Context;
 use crate::admission::provenance::{self, BuilderChange};
@@ -126,7 +130,11 @@ fn moves(client: &Client, gate: &mut Gate<'_>, changes: &[LockChange]) -> Result
         }
         let (old, new) = (from.version.to_string(), to.version.to_string());
         let (diff, withheld) = match client.diff(&to.name, &old, &new) {
-            Ok(d) => (Some(d), None),
+            Ok(mut d) => {
+                d.changes
+                    .extend(instructions_change(client, &to.name, &old, &new)?);
+                (Some(d), None)
+            }
             // The registry withholds the old version: nothing to compare with.
             Err(Error::Api(api)) if api.status == 403 => (None, Some(api.detail)),
             Err(e) => return Err(e),
@@ -143,6 +151,43 @@ fn moves(client: &Client, gate: &mut Gate<'_>, changes: &[LockChange]) -> Result
     }
     Ok(out)
 }
+
+/// A skill's instructions — the Markdown after `SKILL.md`'s frontmatter,
+/// which its MCP export (what the registry's diff compares) does not
+/// carry — as one more change at `/instructions`: medium, like a
+/// description, shown with `--diff` as a word diff of the lines that
+/// changed. `None` for a tool, or when the instructions are the same.
+fn instructions_change(
+    client: &Client,
+    name: &str,
+    from: &str,
+    to: &str,
+) -> Result<Option<DefinitionChange>> {
+    let new = client.version(name, to)?;
+    if new.format != Format::Skill {
+        return Ok(None);
+    }
+    let old = client.version(name, from)?;
+    let body = |v: &toolreg_api::EncodableVersion| {
+        v.definition
+            .as_deref()
+            .and_then(|text| skill::split(text).ok())
+            .map(|split| split.body.to_string())
+    };
+    Ok(match (body(&old), body(&new)) {
+        (Some(old), Some(new)) if old != new => Some(DefinitionChange {
+            pointer: INSTRUCTIONS.to_string(),
+            kind: ChangeKind::Changed,
+            old: Some(Value::String(old)),
+            new: Some(Value::String(new)),
+            severity: ChangeSeverity::Medium,
+        }),
+        _ => None,
+    })
+}
+
+/// Where a skill's instructions change is reported.
+pub const INSTRUCTIONS: &str = "/instructions";
 
 fn moved_of<'a>(moved: &'a [Moved], change: &LockChange) -> Option<&'a Moved> {
     match change {

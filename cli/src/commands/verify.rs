@@ -5,7 +5,8 @@
 //! the lock, and installed exactly as toolreg.lock pins it — each file
 //! against the file manifest written at install, and the definition
 //! fingerprint recomputed from the files on disk — naming every edited,
-//! added or removed file.
+//! added or removed file; and every copy of an installed skill in a
+//! linked agent's skills folder ([`crate::skills`]), file by file.
 //!
 //! First (unless `--offline`) it asks the registry what it says about each
 //! pinned version now and records it (`.toolreg/state.json`), so a version
@@ -34,13 +35,17 @@ use crate::install::{self, Drift, State};
 use crate::lock::{self, LockedTool, Lockfile};
 use crate::output;
 use crate::project::Project;
+use crate::skills::{self, CopyCheck, CopyState};
 
 pub fn run(ctx: &Context, against: Option<&Path>, offline: bool) -> Result<i32> {
     let lock = require_lock(ctx, "verify")?;
     let (policy, record, warning) = policy_and_record(ctx, &lock, offline)?;
     let checks = offline::check(&ctx.cwd, &policy, &lock, &record)?;
     let code = match against {
-        None => report_local(ctx, checks)?,
+        None => {
+            let copies = crate::skills::check(&ctx.cwd, &lock)?;
+            report_local(ctx, checks, &copies)?
+        }
         Some(path) => {
             let admitted = offline::admit(checks, "compare a tool list with the pins")?;
             let listed = read_tools_list(ctx, path)?;
@@ -111,8 +116,12 @@ fn status(c: &PinCheck) -> &'static str {
     }
 }
 
-fn report_local(ctx: &Context, checks: Vec<PinCheck>) -> Result<i32> {
+fn report_local(ctx: &Context, checks: Vec<PinCheck>, copies: &[CopyCheck]) -> Result<i32> {
     let bad = checks.iter().filter(|c| status(c) != "ok").count();
+    let bad_copies = copies
+        .iter()
+        .filter(|c| !matches!(c.state, CopyState::Intact))
+        .count();
     if ctx.json {
         let tools: Vec<Value> = checks
             .iter()
@@ -140,8 +149,9 @@ fn report_local(ctx: &Context, checks: Vec<PinCheck>) -> Result<i32> {
                 })
             })
             .collect();
-        output::json(&json!({"ok": bad == 0, "tools": tools}));
-        return Ok(if bad == 0 { 0 } else { 1 });
+        let ok = bad == 0 && bad_copies == 0;
+        output::json(&json!({"ok": ok, "tools": tools, "skills": skills_json(&ctx.cwd, copies)}));
+        return Ok(if ok { 0 } else { 1 });
     }
     for c in &checks {
         let (t, s) = (&c.pin, &c.state);
@@ -170,8 +180,9 @@ fn report_local(ctx: &Context, checks: Vec<PinCheck>) -> Result<i32> {
             crate::outln!("    {e}");
         }
     }
+    print_copies(&ctx.cwd, copies);
     let total = checks.len();
-    if bad == 0 {
+    if bad == 0 && bad_copies == 0 {
         crate::outln!("all {total} pinned tool(s) match toolreg.lock");
         return Ok(0);
     }
@@ -182,12 +193,96 @@ fn report_local(ctx: &Context, checks: Vec<PinCheck>) -> Result<i32> {
     {
         return Err(e);
     }
+    if bad == 0 {
+        return Err(Error::Drift {
+            summary: format!(
+                "{bad_copies} {} in agents' skills folders {} toolreg.lock: {}; run `toolreg install` to repair {}",
+                if bad_copies == 1 { "skill copy" } else { "skill copies" },
+                if bad_copies == 1 { "does not match" } else { "do not match" },
+                copy_problems(&ctx.cwd, copies).join(", "),
+                if bad_copies == 1 { "it" } else { "them" },
+            ),
+            details: Vec::new(),
+        });
+    }
     Err(Error::Drift {
         summary: format!(
             "{bad} of {total} pinned tool(s) do not match toolreg.lock; run `toolreg install` to repair them"
         ),
         details: Vec::new(),
     })
+}
+
+/// Each file of a drifted skill copy (`edited .claude/skills/x/SKILL.md`),
+/// and each missing copy.
+fn copy_problems(root: &Path, copies: &[CopyCheck]) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in copies {
+        match &c.state {
+            CopyState::Intact => {}
+            CopyState::Missing => out.push(format!("missing {}", skills::shown(root, &c.path))),
+            CopyState::Drifted(drift) => out.extend(drift.iter().map(|d| {
+                format!(
+                    "{} {}",
+                    d.kind(),
+                    skills::shown(root, &c.path.join(d.path().unwrap_or_default()))
+                )
+            })),
+        }
+    }
+    out
+}
+
+/// The installed skills' copies in linked agents' skills folders.
+fn print_copies(root: &Path, copies: &[CopyCheck]) {
+    for c in copies {
+        let at = skills::shown(root, &c.path);
+        match &c.state {
+            CopyState::Intact => {
+                crate::outln!(
+                    "ok       skill {} {} in {at} ({})",
+                    c.pin,
+                    c.version,
+                    c.agent
+                )
+            }
+            CopyState::Missing => crate::outln!(
+                "missing  skill {} {} in {at} ({}; run `toolreg install`)",
+                c.pin,
+                c.version,
+                c.agent
+            ),
+            CopyState::Drifted(drift) => {
+                crate::outln!(
+                    "drifted  skill {} {} in {at} ({})",
+                    c.pin,
+                    c.version,
+                    c.agent
+                );
+                for d in drift {
+                    let file = c.path.join(d.path().unwrap_or_default());
+                    crate::outln!("    {:<8} {}", d.kind(), skills::shown(root, &file));
+                }
+            }
+        }
+    }
+}
+
+fn skills_json(root: &Path, copies: &[CopyCheck]) -> Value {
+    copies
+        .iter()
+        .map(|c| {
+            let (status, drift) = match &c.state {
+                CopyState::Intact => ("ok", Vec::new()),
+                CopyState::Missing => ("missing", Vec::new()),
+                CopyState::Drifted(d) => ("drifted", d.iter().map(drift_json).collect()),
+            };
+            json!({
+                "name": c.pin, "version": c.version, "agent": c.agent,
+                "path": skills::shown(root, &c.path), "status": status, "drift": drift,
+            })
+        })
+        .collect()
 }
 
 /// The tools of a `tools/list` answer read from `path` (`-` for stdin).

@@ -149,20 +149,7 @@ pub fn check(root: &Path, tool: &LockedTool) -> Result<State> {
     }
 
     let (found, files) = walk(&tool_dir(root, tool))?;
-    let mut drift = Vec::new();
-    for (rel, digest) in &manifest.files {
-        match found.get(rel) {
-            None => drift.push(Drift::Removed(rel.clone())),
-            Some(Some(d)) if d == digest => {}
-            Some(_) => drift.push(Drift::Edited(rel.clone())),
-        }
-    }
-    for rel in found.keys() {
-        if !manifest.files.contains_key(rel) {
-            drift.push(Drift::Added(rel.clone()));
-        }
-    }
-    drift.sort_by(|a, b| a.path().cmp(&b.path()));
+    let mut drift = differences(&found, &manifest.files);
 
     let pinned = tool
         .definition
@@ -189,6 +176,35 @@ pub fn check(root: &Path, tool: &LockedTool) -> Result<State> {
         }),
     }
     Ok(State::Drifted(drift))
+}
+
+/// How the files under `dir` differ from `expected` (path → sha256 hex):
+/// every file edited, added or removed, in path order. Also used for the
+/// copies of skills in agents' skills folders ([`crate::skills`]).
+pub fn compare(dir: &Path, expected: &BTreeMap<String, String>) -> Result<Vec<Drift>> {
+    let (found, _) = walk(dir)?;
+    Ok(differences(&found, expected))
+}
+
+fn differences(
+    found: &BTreeMap<String, Option<String>>,
+    expected: &BTreeMap<String, String>,
+) -> Vec<Drift> {
+    let mut drift = Vec::new();
+    for (rel, digest) in expected {
+        match found.get(rel) {
+            None => drift.push(Drift::Removed(rel.clone())),
+            Some(Some(d)) if d == digest => {}
+            Some(_) => drift.push(Drift::Edited(rel.clone())),
+        }
+    }
+    for rel in found.keys() {
+        if !expected.contains_key(rel) {
+            drift.push(Drift::Added(rel.clone()));
+        }
+    }
+    drift.sort_by(|a, b| a.path().cmp(&b.path()));
+    drift
 }
 
 /// Every entry under `dir`, recursively: `/`-separated path → sha256 of a

@@ -1,8 +1,9 @@
 //! The agents `toolreg link` knows: where each keeps its MCP servers (per
 //! project and per user, from each agent's own documentation; see
 //! docs/agents.md for the sources), in which file format, under which key,
-//! and the shape of the entry that launches `toolreg mcp serve`. Issue 32's
-//! skills folders belong in this table too.
+//! and the shape of the entry that launches `toolreg mcp serve`; and the
+//! folder each reads Agent Skills from ([`Client::skills_folder`]), where
+//! `toolreg install` places the project's pinned skills.
 
 use std::path::{Path, PathBuf};
 
@@ -269,6 +270,39 @@ impl Client {
             _ => return None,
         };
         Some((path, place))
+    }
+
+    /// The folder the agent reads Agent Skills from for `scope` (each skill
+    /// in `<folder>/<name>/`), from each agent's documentation (sources in
+    /// docs/agents.md); `None` where the agent documents none (Claude
+    /// Desktop takes skills as uploads in its settings; Continue documents
+    /// no skills folder).
+    pub fn skills_folder(&self, scope: Scope, root: &Path, dirs: &Dirs) -> Option<PathBuf> {
+        let home = &dirs.home;
+        let folder = match (self.id, scope) {
+            (ClientId::ClaudeCode, Scope::Project) => root.join(".claude/skills"),
+            (ClientId::ClaudeCode, Scope::User) => home.join(".claude/skills"),
+            (ClientId::Cursor, Scope::Project) => root.join(".cursor/skills"),
+            (ClientId::Cursor, Scope::User) => home.join(".cursor/skills"),
+            (ClientId::Vscode | ClientId::CopilotCli, Scope::Project) => {
+                root.join(".github/skills")
+            }
+            (ClientId::Vscode | ClientId::CopilotCli, Scope::User) => home.join(".copilot/skills"),
+            (ClientId::Windsurf, Scope::Project) => root.join(".windsurf/skills"),
+            (ClientId::Windsurf, Scope::User) => home.join(".codeium/windsurf/skills"),
+            (ClientId::Zed | ClientId::Codex, Scope::Project) => root.join(".agents/skills"),
+            (ClientId::Zed | ClientId::Codex, Scope::User) => home.join(".agents/skills"),
+            (ClientId::Gemini, Scope::Project) => root.join(".gemini/skills"),
+            (ClientId::Gemini, Scope::User) => home.join(".gemini/skills"),
+            (ClientId::Cline, Scope::Project) => root.join(".cline/skills"),
+            (ClientId::Cline, Scope::User) => home.join(".cline/skills"),
+            (ClientId::Goose, Scope::Project) => root.join(".goose/skills"),
+            (ClientId::Goose, Scope::User) => dirs.xdg_config.join("goose/skills"),
+            (ClientId::Kiro, Scope::Project) => root.join(".kiro/skills"),
+            (ClientId::Kiro, Scope::User) => home.join(".kiro/skills"),
+            (ClientId::ClaudeDesktop | ClientId::Continue, _) => return None,
+        };
+        Some(folder)
     }
 
     /// Whether the agent's entry carries a per-tool allow list (written

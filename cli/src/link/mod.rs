@@ -271,6 +271,7 @@ pub fn run(ctx: &Context, args: &LinkArgs, action: Action) -> Result<i32> {
             proxy::record(&root, &path, &name, plan)?;
         }
         report(ctx, action, &what, &path, state, false);
+        skills_folder(ctx, &root, &dirs, &client, scope, action)?;
         return Ok(0);
     }
     let new_text = edit(client.dialect, &old_text, &place, &name, expected.as_ref())
@@ -316,7 +317,43 @@ pub fn run(ctx: &Context, args: &LinkArgs, action: Action) -> Result<i32> {
         (Action::Unlink, Some(_)) => "restored the entry as it was",
     };
     report(ctx, action, &what, &path, state, true);
+    skills_folder(ctx, &root, &dirs, &client, scope, action)?;
     Ok(0)
+}
+
+/// The agent's skills folder ([`crate::skills`]): `link` records it and
+/// places the installed skills there, `unlink` removes what was placed.
+fn skills_folder(
+    ctx: &Context,
+    root: &Path,
+    dirs: &Dirs,
+    client: &Client,
+    scope: Scope,
+    action: Action,
+) -> Result<()> {
+    let Some(folder) = client.skills_folder(scope, root, dirs) else {
+        return Ok(());
+    };
+    let changes = match action {
+        Action::Link => {
+            let lock = crate::lock::Lockfile::load(root)?;
+            crate::skills::link(root, client.id, scope, folder.clone(), lock.as_ref())?
+        }
+        Action::Unlink => crate::skills::unlink(root, client.id, scope)?,
+    };
+    if !ctx.json {
+        for c in &changes {
+            output::status(c.line(root));
+        }
+        if action == Action::Link {
+            output::status(format!(
+                "skills: {} reads pinned skills from {}; `toolreg install` keeps them there",
+                client.title,
+                crate::skills::shown(root, &folder)
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The project directory, absolute (the entry must work from anywhere).
