@@ -32,7 +32,7 @@ use toolreg_e2e::{
     both_backends, copy_dir, corpus_tool, write_tool_manifest, Backend, FakeRegistry, Reply,
     Server, User,
 };
-use toolreg_test_support::issuer::Issuer;
+use toolreg_test_support::issuer::{stable_id, Issuer};
 
 const REPO: &str = "acme/tools";
 const WORKFLOW: &str = "release.yml";
@@ -227,6 +227,7 @@ fn publish_from_ci(ci: Ci) {
     assert_eq!(
         v["provenance"],
         json!({"issuer": ci.issuer.url, "repository": REPO, "workflow": WORKFLOW,
+               "repository_id": stable_id(REPO), "owner_id": stable_id("acme"),
                "ref": "refs/tags/v1.1.0", "sha": "0123456789abcdef0123456789abcdef01234567",
                "run_id": "4242"}),
         "{v}"
