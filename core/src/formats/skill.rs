@@ -179,6 +179,29 @@ pub fn document_value(text: &str) -> Option<Value> {
     Some(Value::Object(fm))
 }
 
+/// The parts of a `SKILL.md`'s Markdown body that an agent reads but the
+/// rendered page does not show (HTML comments, link titles, reference
+/// definitions, hidden HTML; see [`crate::lint::markdown`]), with byte
+/// ranges and 1-based line ranges in the whole `SKILL.md` text (a leading
+/// byte order mark counted). Empty when the frontmatter can't be split off.
+pub fn hidden_parts(text: &str) -> Vec<crate::lint::markdown::HiddenPart> {
+    let Ok(split) = split(text) else {
+        return Vec::new();
+    };
+    let offset = text.len() - split.body.len();
+    let lines = split.body_line - 1;
+    crate::lint::markdown::hidden_parts(split.body)
+        .into_iter()
+        .map(|mut p| {
+            p.range = p.range.start + offset..p.range.end + offset;
+            p.text = p.text.start + offset..p.text.end + offset;
+            p.first_line += lines;
+            p.last_line += lines;
+            p
+        })
+        .collect()
+}
+
 /// True when a skill directory holds code: its kind is then `script`.
 pub fn has_code(files: &ToolFiles) -> bool {
     files.paths().any(is_code_path)

@@ -41,12 +41,14 @@ mod collect;
 mod crosstool;
 pub mod files;
 pub mod grade;
+pub mod markdown;
 mod params;
 mod patterns;
 pub mod prose;
 mod rule;
 pub mod secrets;
 mod since;
+pub mod skill;
 pub mod text;
 pub mod unicode;
 pub(crate) mod walk;
@@ -217,6 +219,10 @@ pub struct Context {
     /// description speaks of a model, a prompt, a chat): passing on a
     /// system prompt or a conversation may be its task.
     pub about_models: bool,
+    /// For an Agent Skill, the line of `SKILL.md` its Markdown body starts
+    /// on (findings in the body name `/SKILL.md:<line>`); `None` reads it
+    /// as line 1.
+    pub body_line: Option<usize>,
 }
 
 impl Context {
@@ -241,6 +247,12 @@ impl Context {
             declared_siblings: Vec::new(),
             parameters: parameter_names(tool.parameters.get("properties")),
             about_models: about_models(tool),
+            body_line: tool
+                .extensions
+                .get("skill")
+                .and_then(|s| s.get("body_line"))
+                .and_then(Value::as_u64)
+                .and_then(|n| usize::try_from(n).ok()),
         }
     }
 
@@ -453,13 +465,27 @@ fn run(
         &with_declared
     };
     let mut out = collect::Findings::default();
-    if let Some(doc) = doc {
-        walk::walk_document(ctx, doc, &mut out);
+    let is_skill = ctx.format == Some(Format::Skill);
+    match doc {
+        // A skill's frontmatter is walked like a definition; its body and
+        // its other text files are read as Markdown and text.
+        Some(doc) if is_skill => {
+            let (front, body) = skill::split_document(doc);
+            walk::walk_document(ctx, &front, &mut out);
+            if let Some(body) = body {
+                skill::check_body(ctx, body, ctx.body_line.unwrap_or(1), &mut out);
+            }
+        }
+        Some(doc) => walk::walk_document(ctx, doc, &mut out),
+        None => {}
     }
     if let Some(table) = &table {
         walk::walk_manifest(ctx, table, &mut out);
     }
     if let Some(files) = files {
+        if is_skill {
+            skill::check_files(ctx, files, &mut out);
+        }
         files::check(doc, files, &mut out);
     }
     out.finish()

@@ -227,7 +227,9 @@ pub(crate) fn check(ctx: &Context, site: &Site<'_>, out: &mut Findings) {
         };
         // A prompt template is text for a model by design: role labels
         // (`SYSTEM:`, `ASSISTANT:`) are how such templates are written.
-        let applies = applies && !(p.rule == Rule::P10 && template);
+        let applies = applies
+            && !(p.rule == Rule::P10 && template)
+            && !(site.instructs_agent && Rule::is_voice(p.rule));
         if !applies {
             continue;
         }
@@ -259,10 +261,10 @@ pub(crate) fn check(ctx: &Context, site: &Site<'_>, out: &mut Findings) {
     }
 
     if is_text && text.contains(char::is_whitespace) {
-        if hits.matched(TOOLS_HIT) {
+        if hits.matched(TOOLS_HIT) && !site.instructs_agent {
             crosstool::shadowing(ctx, text, &norm, site, out);
         }
-        if hits.matched(CROSS_HIT) {
+        if hits.matched(CROSS_HIT) && !site.instructs_agent {
             crosstool::cross_tool(ctx, text, &norm, site, out);
         }
         if hits.matched(ENCODED_HIT) {
