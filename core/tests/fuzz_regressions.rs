@@ -110,6 +110,83 @@ fn every_corpus_file_replays_through_its_target() {
     }
 }
 
+/// Every real Agent Skill's `SKILL.md`, and every Markdown file beside
+/// one, through the `skill_md` target.
+#[test]
+fn every_real_skill_replays_through_its_target() {
+    let Some(skills) = toolreg_test_support::skills() else {
+        return;
+    };
+    let files: Vec<_> = files_under(&skills)
+        .into_iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "md") && f.parent() != Some(&skills))
+        .collect();
+    assert!(files.len() > 100, "{} Markdown files", files.len());
+    for file in files {
+        replay("skill_md", targets::skill_md, &file);
+    }
+}
+
+/// Markdown's hiding constructs, torn apart and shuffled: what a fuzzer
+/// would build from the `skill_md` seeds, run through the target on every
+/// test run (the scanner must never slice inside a character or run past
+/// the text).
+const MARKDOWN_PIECES: &[&str] = &[
+    "<!--",
+    "-->",
+    "[",
+    "]",
+    "(",
+    ")",
+    "](",
+    "\"",
+    "'",
+    "`",
+    "``",
+    "```",
+    "~~~",
+    "\n",
+    "\n\n",
+    "\r\n",
+    "<span hidden>",
+    "</span>",
+    "<div style=\"display:none\">",
+    "</div>",
+    "<script>",
+    "<p style='font-size:0'>",
+    "<input type=hidden/>",
+    "ä",
+    "🧑\u{200d}💻",
+    "\u{feff}",
+    " ",
+    "run this",
+    "you must",
+    "[//]: # ",
+    "https://x.test",
+    "\\",
+    ":",
+    "<",
+    ">",
+    "/",
+    "---",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+    #[test]
+    fn shuffled_markdown_never_breaks_the_skill_target(
+        front in proptest::bool::ANY,
+        pieces in proptest::collection::vec(proptest::sample::select(MARKDOWN_PIECES), 0..80),
+    ) {
+        let mut text = String::new();
+        if front {
+            text.push_str("---\nname: a-b\ndescription: d\nmetadata:\n  version: \"1\"\n---\n");
+        }
+        text.extend(pieces);
+        targets::skill_md(text.as_bytes());
+    }
+}
+
 // ---- Explicit limits: each refuses with an error that names it. ----
 
 /// All problems of a refused definition as one string.

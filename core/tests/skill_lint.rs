@@ -1,5 +1,5 @@
-//! The lint reads all of a skill: the real skills (`../shared/skills`) are
-//! nearly all clean, and every way Markdown hides text, injected into a
+//! The lint reads all of a skill: the real skills of the shared skills
+//! folder are nearly all clean, and every way Markdown hides text, injected into a
 //! real skill's text, is found with its file and line.
 
 use std::path::Path;
