@@ -187,6 +187,65 @@ proptest::proptest! {
     }
 }
 
+/// Markdown built to make a naive scanner quadratic — backtick runs that
+/// never close, `](` with unclosed titles, `<` without `>`, hidden
+/// elements without their closing tag — is scanned in linear time: 1 MiB
+/// of each takes well under the bound even unoptimized (a quadratic scan
+/// takes minutes).
+#[test]
+fn hostile_markdown_is_scanned_in_linear_time() {
+    let mib = 1024 * 1024;
+    let mut ticks = String::new();
+    let mut n = 1;
+    while ticks.len() < mib {
+        ticks.push_str(&"`".repeat(n % 300 + 1));
+        ticks.push('x');
+        n += 1;
+    }
+    let cases = [
+        ("unclosed code spans", ticks),
+        ("unclosed link titles", "](x \"".repeat(mib / 5)),
+        ("destinations without end", "](".repeat(mib / 2)),
+        ("tags without `>`", "<a".repeat(mib / 2)),
+        (
+            "hidden elements without a close",
+            "<b hidden>x\n\n".repeat(mib / 14),
+        ),
+        (
+            "nested hidden elements",
+            format!(
+                "{}{}",
+                "<b hidden>".repeat(mib / 20),
+                "</b>".repeat(mib / 8)
+            ),
+        ),
+    ];
+    for (what, text) in cases {
+        let started = std::time::Instant::now();
+        let parts = toolreg_core::lint::markdown::hidden_parts(&text);
+        let took = started.elapsed();
+        assert!(
+            took < std::time::Duration::from_secs(20),
+            "{what}: {took:?} for {} parts",
+            parts.len()
+        );
+        // And the whole load, the lint of every part included.
+        let skill =
+            format!("---\nname: a-b\ndescription: d\nmetadata:\n  version: \"1\"\n---\n{text}");
+        let started = std::time::Instant::now();
+        let _ = load_file(
+            "SKILL.md",
+            &skill.as_bytes()[..skill.len().min(MAX_DEFINITION_BYTES)],
+        );
+        let took = started.elapsed();
+        eprintln!("{what}: loaded in {took:?}");
+        assert!(
+            took < std::time::Duration::from_secs(60),
+            "{what}: {took:?}"
+        );
+    }
+}
+
 // ---- Explicit limits: each refuses with an error that names it. ----
 
 /// All problems of a refused definition as one string.

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use toolreg_core::bundle::{pack, unpack, Limits};
 use toolreg_core::export::{export, ExportFormat};
 use toolreg_core::{load, ExecutionKind, Format, ToolFiles};
 
@@ -58,6 +59,15 @@ fn every_real_skill_loads_with_its_kind() {
         );
         let original = std::fs::read(root.join(name).join("SKILL.md")).unwrap();
         assert_eq!(tool.original, original, "{name}: kept byte for byte");
+
+        // As the server reads it: from a bundle, with no directory, the
+        // registry name of toolreg.toml standing for the folder.
+        let files = with_toml(&root, name, license);
+        let bundle = pack(&files).unwrap();
+        let unpacked = unpack(&bundle, &Limits::default()).unwrap();
+        assert_eq!(unpacked.dir_name(), None);
+        let again = load(&unpacked).unwrap_or_else(|e| panic!("{name} from a bundle: {e}"));
+        assert_eq!(again.tool, loaded.tool, "{name}");
     }
 }
 
@@ -134,7 +144,11 @@ fn a_skill_does_not_export_to_function_formats() {
         ExportFormat::Matimo,
     ] {
         let err = export(&tool, format).unwrap_err().to_string();
-        assert!(err.contains("Agent Skill"), "{format:?}: {err}");
+        assert!(
+            err.contains("`git-commit` is an Agent Skill, not a function definition")
+                && err.contains("export `native`"),
+            "{format:?}: {err}"
+        );
     }
     let native = export(&tool, ExportFormat::Native).unwrap();
     assert_eq!(native.body.as_bytes(), tool.original.as_slice());

@@ -17,6 +17,7 @@
 //! with bounded look-ahead; it is not a full Markdown parser (indented code
 //! blocks, for one, are read as text), and errs on the side of listing.
 
+use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::LazyLock;
 
@@ -121,11 +122,17 @@ const VOID_TAGS: &[&str] = &[
 
 /// Scan `text` for hidden parts, fenced code blocks and code spans.
 pub(crate) fn scan(text: &str) -> Scan {
+    let line_starts = line_starts(text);
     let mut s = Scanner {
         text,
         bytes: text.as_bytes(),
         out: Scan::default(),
-        line_starts: line_starts(text),
+        span_closers: span_closers(text, &line_starts),
+        titles: link_titles(text),
+        lower: text.to_ascii_lowercase(),
+        tags: HashMap::new(),
+        next_gt: None,
+        line_starts,
     };
     s.run();
     s.out
@@ -142,6 +149,19 @@ struct Scanner<'a> {
     bytes: &'a [u8],
     out: Scan,
     line_starts: Vec<usize>,
+    /// Where each backtick run that opens a code span closes (the byte
+    /// after its closing run), by the opener's position.
+    span_closers: HashMap<usize, usize>,
+    /// Inline link titles by the position of their `](`: (title text,
+    /// the byte after the closing `)`).
+    titles: HashMap<usize, (Range<usize>, usize)>,
+    /// The text in ASCII lower case, for finding tags.
+    lower: String,
+    /// Positions of `<name` and `</name` for each tag name looked for.
+    tags: HashMap<String, (Vec<usize>, Vec<usize>)>,
+    /// The next `>` at or after some position (a cursor that only moves
+    /// forward, so finding it costs linear time over the scan).
+    next_gt: Option<(usize, Option<usize>)>,
 }
 
 impl Scanner<'_> {
@@ -187,7 +207,7 @@ impl Scanner<'_> {
                 b'`' => self.code_span(pos),
                 b'<' if self.text[pos..].starts_with("<!--") => self.comment(pos),
                 b'<' => self.html(pos),
-                b']' if self.bytes.get(pos + 1) == Some(&b'(') => self.link_title(pos + 2),
+                b']' if self.bytes.get(pos + 1) == Some(&b'(') => self.link_title(pos),
                 _ => pos + 1,
             };
             pos = next.max(pos + 1);
@@ -271,26 +291,13 @@ impl Scanner<'_> {
     /// the opening backticks when it does not close.
     fn code_span(&mut self, pos: usize) -> usize {
         let n = self.bytes[pos..].iter().take_while(|b| **b == b'`').count();
-        let limit = self.paragraph_end(pos + n);
-        let mut at = pos + n;
-        while at < limit {
-            match self.text[at..limit].find('`') {
-                None => break,
-                Some(i) => {
-                    let start = at + i;
-                    let run = self.bytes[start..limit]
-                        .iter()
-                        .take_while(|b| **b == b'`')
-                        .count();
-                    if run == n {
-                        self.out.code_spans.push(pos..start + n);
-                        return start + n;
-                    }
-                    at = start + run;
-                }
+        match self.span_closers.get(&pos) {
+            Some(&end) => {
+                self.out.code_spans.push(pos..end);
+                end
             }
+            None => pos + n,
         }
-        pos + n
     }
 
     /// The end of the paragraph holding `pos` (the next blank line),
@@ -331,11 +338,14 @@ impl Scanner<'_> {
             return pos + 1;
         }
         let name = rest[..name_len].to_ascii_lowercase();
-        let window = &rest[..floor_boundary(rest, 2000)];
-        let Some(close) = window.find('>') else {
+        let Some(gt) = self.gt_after(pos + 1 + name_len) else {
             return pos + 1;
         };
-        let attrs = &window[name_len..close];
+        if gt - pos > 2000 {
+            return pos + 1;
+        }
+        let close = gt - (pos + 1);
+        let attrs = &rest[name_len..close];
         if !(NEVER_SHOWN.contains(&name.as_str())
             || is_hiding_style(attrs)
             || HIDDEN_ATTR.is_match(attrs))
@@ -352,71 +362,134 @@ impl Scanner<'_> {
         end
     }
 
+    /// The next `>` at or after `from`.
+    fn gt_after(&mut self, from: usize) -> Option<usize> {
+        if let Some((searched, found)) = self.next_gt {
+            if searched <= from && found.is_none_or(|g| g >= from) {
+                return found;
+            }
+        }
+        let found = self.text[from..].find('>').map(|i| from + i);
+        self.next_gt = Some((from, found));
+        found
+    }
+
     /// The closing tag of the element `name` whose content starts at
     /// `from` (same-name elements nested in it counted): (where the
     /// content ends, where the closing tag ends). Without one, the
     /// paragraph is the content.
-    fn closing_tag(&self, name: &str, from: usize) -> (usize, usize) {
-        let limit = floor_boundary(self.text, from + LOOK_AHEAD);
-        let lower = self.text[from..limit].to_ascii_lowercase();
-        let open = format!("<{name}");
-        let close = format!("</{name}");
-        let mut depth = 0usize;
-        let mut at = 0;
-        while let Some(i) = lower[at..].find('<') {
-            let t = &lower[at + i..];
-            if t.starts_with(&close) {
-                if depth == 0 {
-                    let end = t.find('>').map_or(t.len(), |j| j + 1);
-                    return (from + at + i, from + at + i + end);
-                }
-                depth -= 1;
-            } else if t.starts_with(&open)
-                && t[open.len()..]
-                    .bytes()
-                    .next()
-                    .is_some_and(|b| !b.is_ascii_alphanumeric() && b != b'-')
-            {
-                depth += 1;
+    fn closing_tag(&mut self, name: &str, from: usize) -> (usize, usize) {
+        let lower = &self.lower;
+        let (opens, closes) = self.tags.entry(name.to_string()).or_insert_with(|| {
+            let is_end = |at: usize| {
+                lower
+                    .as_bytes()
+                    .get(at)
+                    .is_none_or(|b| !b.is_ascii_alphanumeric() && *b != b'-')
+            };
+            let open = format!("<{name}");
+            let close = format!("</{name}");
+            let opens = lower
+                .match_indices(&open)
+                .map(|(i, _)| i)
+                .filter(|&i| is_end(i + open.len()))
+                .collect();
+            let closes = lower
+                .match_indices(&close)
+                .map(|(i, _)| i)
+                .filter(|&i| is_end(i + close.len()))
+                .collect();
+            (opens, closes)
+        });
+        let first_open = opens.partition_point(|&o| o < from);
+        let first_close = closes.partition_point(|&c| c < from);
+        for (k, &c) in closes[first_close..].iter().enumerate() {
+            // Elements opened inside, before this close, that are still open.
+            let opened = opens.partition_point(|&o| o < c) - first_open;
+            if opened <= k {
+                let end = self.text[c..]
+                    .find('>')
+                    .map_or(self.text.len(), |j| c + j + 1);
+                return (c, end);
             }
-            at += i + 1;
         }
         let end = self.paragraph_end(from);
         (end, end)
     }
 
-    /// An inline link's destination and title after `](` at `pos`: the
-    /// byte after the closing `)`.
+    /// An inline link's title after the `](` at `pos`: the byte after
+    /// the closing `)`.
     fn link_title(&mut self, pos: usize) -> usize {
-        let limit = self.paragraph_end(pos);
-        let inner = &self.text[pos..limit];
-        let trimmed = inner.trim_start();
-        let lead = inner.len() - trimmed.len();
-        let Some((_, after)) = destination(trimmed) else {
-            return pos;
+        let Some((title, end)) = self.titles.get(&pos).cloned() else {
+            return pos + 2;
         };
-        let ws = after.len() - after.trim_start().len();
-        if ws == 0 {
-            return pos;
-        }
-        let at_title = pos + lead + (trimmed.len() - after.len()) + ws;
-        let Some((t, tail)) = title(&self.text[at_title..limit]) else {
-            return pos;
-        };
-        let tail_trim = tail.trim_start();
-        if !tail_trim.starts_with(')') {
-            return pos;
-        }
-        let title_start = at_title + 1;
-        let title_end = title_start + t.len();
-        let end = limit - tail_trim.len() + 1;
-        self.hide(
-            HiddenKind::LinkTitle,
-            at_title..title_end + 1,
-            title_start..title_end,
-        );
+        self.hide(HiddenKind::LinkTitle, title.start - 1..title.end + 1, title);
         end
     }
+}
+
+/// For every run of backticks that opens a code span, where the span
+/// ends: the next run of the same length in the same paragraph (found
+/// right to left in one pass, so in linear time).
+fn span_closers(text: &str, line_starts: &[usize]) -> HashMap<usize, usize> {
+    // Paragraph number of each line: blank lines separate them.
+    let mut para_of_line = Vec::with_capacity(line_starts.len());
+    let mut para = 0;
+    for (i, &start) in line_starts.iter().enumerate() {
+        let end = line_starts.get(i + 1).copied().unwrap_or(text.len());
+        if text[start..end].trim().is_empty() {
+            para += 1;
+        }
+        para_of_line.push(para);
+    }
+    let bytes = text.as_bytes();
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'`' {
+            let n = bytes[i..].iter().take_while(|b| **b == b'`').count();
+            let line = line_starts.partition_point(|&s| s <= i) - 1;
+            runs.push((i, n, para_of_line[line]));
+            i += n;
+        } else {
+            i += 1;
+        }
+    }
+    let mut out = HashMap::new();
+    let mut next: HashMap<(usize, usize), usize> = HashMap::new();
+    for &(pos, n, para) in runs.iter().rev() {
+        if let Some(&closer) = next.get(&(n, para)) {
+            out.insert(pos, closer + n);
+        }
+        next.insert((n, para), pos);
+    }
+    out
+}
+
+/// An inline link's `](`, destination and title, then `)`: the title is
+/// group 1 (with its quotes).
+static LINK_TITLE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"\]\([ \t]*(?:\r?\n[ \t]*)?(?:<[^<>\n]*>|[^\s<>()]+(?:\([^\s()]*\)[^\s<>()]*)*)(?:[ \t]*\r?\n[ \t]*|[ \t]+)("(?:[^"\\]|\\[\s\S])*"|'(?:[^'\\]|\\[\s\S])*'|\((?:[^()\\]|\\[\s\S])*\))[ \t]*(?:\r?\n[ \t]*)?\)"#,
+    )
+    .expect("the link title pattern is valid")
+});
+
+/// Every inline link title, by the position of its `](` (the regex runs
+/// in linear time; the ones inside code are never looked up).
+fn link_titles(text: &str) -> HashMap<usize, (Range<usize>, usize)> {
+    LINK_TITLE
+        .captures_iter(text)
+        .filter_map(|c| {
+            let whole = c.get(0)?;
+            let t = c.get(1)?;
+            let inner = t.start() + 1..t.end() - 1;
+            // No blank line inside a title.
+            let body = &text[inner.clone()];
+            (!body.contains("\n\n") && !body.contains("\n\r\n"))
+                .then(|| (whole.start(), (inner, whole.end())))
+        })
+        .collect()
 }
 
 fn is_hiding_style(attrs: &str) -> bool {
