@@ -14,8 +14,10 @@
 //! * **block**: `U1`–`U5` (in [`unicode`]), `S1` (in [`secrets`]), a strong
 //!   combination (`C1`) and too many findings (`X1`). Such a version is
 //!   refused at publish, and quarantined by a rescan.
-//! * **flag**: `P1`–`P15` (in [`prose`]). The version publishes and carries
-//!   the findings; consumers decide whether to accept them.
+//! * **flag**: `P1`–`P15` (in [`prose`]), and `H1` for an Agent Skill:
+//!   instructions in text its Markdown hides (in [`skill`], over
+//!   [`markdown`]). The version publishes and carries the findings;
+//!   consumers decide whether to accept them.
 //! * **note**: what is only a warning sign where the registry can't tell
 //!   more — a description naming another tool when the tool's siblings are
 //!   unknown (see [`Context::siblings`]). Shown, never refused, and no
@@ -31,8 +33,12 @@
 //! object keys) and flags in prose. Which strings are identifiers is
 //! decided by their position in the document (the `walk` module).
 //!
+//! An Agent Skill is read whole ([`skill`]): its frontmatter as a
+//! definition, its Markdown body and its other text files by file and
+//! line, what Markdown hides included.
+//!
 //! Each finding names an RFC 6901 pointer to the string (for a raw text
-//! file, `/<file>:<line>`), the character offsets of the hit inside it, and
+//! file or a skill's body, `/<file>:<line>`), the character offsets of the hit inside it, and
 //! an excerpt in which invisible characters are shown as `\u{…}` escapes.
 //! Patterns run on NFKC-normalized text with bounded windows, never an
 //! unbounded `.*` over a description.

@@ -21,6 +21,11 @@
 //! | P14 | commands for the model: "prefix every command with …", `curl … \| sh`, `chmod -R 0666 ~`, `<script>`, `os.system(` |
 //! | P15 | impersonation: "Signed, the user", "an important message from me … to you, the AI" |
 //!
+//! In a skill's visible text, which is written to instruct the agent, the
+//! rules of [`Rule::is_voice`] (P5, P6, P10, P11, P13) don't apply; text
+//! that its Markdown hides gets every rule, and `H1` besides
+//! ([`skill`](super::skill)).
+//!
 //! Patterns ([`patterns`](super::patterns)) run on the NFKC-normalized
 //! text (so full-width letters and zero-width characters don't hide a
 //! phrase), case-insensitively, with bounded windows: a phrase and its

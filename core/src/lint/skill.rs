@@ -17,13 +17,17 @@
 //! honest skill needs stays: overriding the agent's rules (`P2`), hiding
 //! from the user (`P3`), sensitive files (`P4`), sending data away (`P7`),
 //! encoded payloads (`P9`), commands piped from the network (`P14`),
-//! posing as the user or system (`P15`), instruction tags (`P1`). The text is read a paragraph at a time (a blank
-//! line, or 100 lines, ends one), so a phrase split over two lines is still
-//! one phrase; a fenced code block is its own paragraph, linted like
-//! prose, since an agent told "run this:" runs it (`curl … | sh` in one is
-//! `P14`).
+//! posing as the user or system (`P15`), instruction tags (`P1`). The
+//! frontmatter, which an agent reads to choose the skill, gets every rule.
 //!
-//! **What Markdown hides** ([`markdown`](super::markdown)): HTML comments,
+//! The text is read a paragraph at a time (a blank line, or 100 lines,
+//! ends one), so a phrase split over two lines is still one phrase; a
+//! fenced code block is its own paragraph, linted like prose, since an
+//! agent told "run this:" runs it (`curl … | sh` in one is `P14`).
+//! Code files (`scripts/`, `.py`, `.sh`, ...) are not read as prose, only
+//! for live credentials (`S1`, as in every tool's files).
+//!
+//! **What Markdown hides** ([`super::markdown`]): HTML comments,
 //! link titles, link reference definitions and hidden HTML are read as
 //! text too, each on its own, and the rule `H1` flags one that holds
 //! instructions — text an agent reads and obeys but a person reading the
