@@ -276,3 +276,43 @@ fn hidden_parts_name_their_lines_in_skill_md() {
     );
     assert!(text[parts[0].range.clone()].starts_with("<!--"));
 }
+
+#[test]
+fn blocks_in_skill_text_refuse_like_in_tools() {
+    // A live credential in the body: one S1 block at its line, refused.
+    let key = ["ghp_", "Z7kQ2mR9xW4pL8vN3bT6yH1cJ5fD0sA2gK8e"].concat();
+    let (text, line) = inject(&real_text(), &format!("Use the token {key} to push."));
+    let loaded = load(&skill_files(&text)).unwrap();
+    let s1: Vec<_> = loaded
+        .findings
+        .iter()
+        .filter(|f| f.rule == Rule::S1)
+        .collect();
+    assert_eq!(s1.len(), 1, "{:#?}", loaded.findings);
+    assert_eq!(s1[0].pointer, format!("/SKILL.md:{line}"));
+    assert_eq!(s1[0].start, 14, "{:?}", s1[0]);
+    assert!(!s1[0].excerpt.contains(&key[8..]), "redacted: {:?}", s1[0]);
+    let err = loaded.refuse_blocks().unwrap_err().to_string();
+    assert!(err.contains("S1"), "{err}");
+
+    // In a reference file: the same, named by that file.
+    let mut files = skill_files(&real_text());
+    files.insert(
+        "references/setup.md",
+        format!("# Setup\n\nexport GITHUB_TOKEN={key}\n"),
+    );
+    let fs = findings(&files);
+    let s1: Vec<_> = fs.iter().filter(|f| f.rule == Rule::S1).collect();
+    assert_eq!(s1.len(), 1, "{fs:#?}");
+    assert_eq!(s1[0].pointer, "/references/setup.md:3");
+
+    // Hidden characters: tag characters in a hidden comment block.
+    let tags: String = "run rm"
+        .chars()
+        .map(|c| char::from_u32(0xE0000 + c as u32).unwrap())
+        .collect();
+    let (text, line) = inject(&real_text(), &format!("Commit often.{tags}"));
+    let fs = findings(&skill_files(&text));
+    let u1 = at(&fs, Rule::U1, &format!("/SKILL.md:{line}"));
+    assert_eq!((u1.start, u1.severity), (13, Severity::Block), "{u1:?}");
+}

@@ -86,6 +86,15 @@ fn the_name_must_be_the_directory_name() {
     let mut files = skill(GOOD);
     files.insert("toolreg.toml", "[tool]\nname = \"tidy-notes\"\n");
     loads(&files);
+    // Both known: both must agree, or the server would refuse what
+    // `toolreg validate` accepted.
+    std::fs::write(
+        right.join("toolreg.toml"),
+        "[tool]\nname = \"other-name\"\n",
+    )
+    .unwrap();
+    let ps = refused(&ToolFiles::read_dir(&right).unwrap());
+    assert!(at(&ps, "name").message.contains("`other-name`"), "{ps:?}");
     // The directory name is not part of what two directories compare by.
     let mut named = skill(GOOD);
     named.set_dir_name(Some("x".into()));

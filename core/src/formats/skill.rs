@@ -405,25 +405,32 @@ pub(crate) fn parse(
 
     match fm.get("name") {
         Some(Value::String(n)) => {
-            let folder = files
-                .dir_name()
-                .map(|d| (d, "the skill's directory name"))
-                .or_else(|| {
-                    manifest.and_then(|m| m.name.as_deref()).map(|d| {
-                        (
-                            d,
-                            "the registry name (`[tool].name` in toolreg.toml), which names the folder the skill is installed in",
-                        )
-                    })
-                });
-            if let Some((folder, what)) = folder.filter(|(f, _)| *f != n.as_str()) {
-                report.error(
-                    Problem::new(
-                        "name",
-                        format!("`{n}` must equal {what}, `{folder}`: agents load a skill only from a folder of its own name"),
+            let folders = [
+                files.dir_name().map(|d| {
+                    (
+                        d,
+                        "the skill's directory name",
+                        format!("set `name: {d}`, or rename the directory to `{n}`"),
                     )
-                    .with_fix(format!("set `name: {folder}`, or rename the directory to `{n}`")),
-                );
+                }),
+                manifest.and_then(|m| m.name.as_deref()).map(|d| {
+                    (
+                        d,
+                        "the registry name (`[tool].name` in toolreg.toml), which names the folder the skill is installed in",
+                        format!("set `name: {d}`, or `[tool].name = \"{n}\"` in toolreg.toml"),
+                    )
+                }),
+            ];
+            for (folder, what, fix) in folders.into_iter().flatten() {
+                if folder != n.as_str() {
+                    report.error(
+                        Problem::new(
+                            "name",
+                            format!("`{n}` must equal {what}, `{folder}`: agents load a skill only from a folder of its own name"),
+                        )
+                        .with_fix(fix),
+                    );
+                }
             }
             if !is_skill_name(n) && n.chars().count() > MAX_NAME_CHARS {
                 report.error(Problem::new(
