@@ -57,6 +57,23 @@ fn real_skills_are_not_blocked_and_at_most_one_in_thirty_is_flagged() {
     }
     assert!(blocked.is_empty(), "blocked: {blocked:?}");
     assert!(flagged.len() <= 1, "flagged: {flagged:?}");
+
+    // The lint sees the benign hidden text of real skills without flagging
+    // it: eight HTML comments outside code fences ...
+    let text =
+        std::fs::read_to_string(root.join("architecture-blueprint-generator/SKILL.md")).unwrap();
+    let parts = skill::hidden_parts(&text);
+    let comments = parts
+        .iter()
+        .filter(|p| p.kind == HiddenKind::Comment)
+        .count();
+    assert_eq!(comments, 8, "{parts:#?}");
+    assert!(text[parts[0].text.clone()].contains("Primary technology"));
+    assert_eq!(parts[0].first_line, 9);
+    // ... and the zero-width joiner inside an emoji of a reference file.
+    let gitmoji =
+        std::fs::read_to_string(root.join("gitmoji/references/gitmoji-reference.md")).unwrap();
+    assert!(gitmoji.lines().nth(75).unwrap().contains('\u{200d}'));
 }
 
 /// A real skill's SKILL.md (git-commit), or a stand-in of the same shape
