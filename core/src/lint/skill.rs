@@ -35,7 +35,11 @@
 //! rule finds something in it, or when it speaks like one: the agent
 //! addressed with a directive ("you must", "the assistant should", "Claude
 //! will"), or a sentence that opens with a command to act (`Run`, `Send`,
-//! `Ignore`, `Always`, `Do not`, ...). A note for the author
+//! `Ignore`, `Always`, `Do not`, ...). A tooltip — a link title, or the
+//! title of a reference definition of a real link — commonly says "Read
+//! the docs" or "Run in Colab", so there only the agent addressed or an
+//! override (`Ignore`, `Always`, `Never`, `Do not`, `Pretend`, `Act as`,
+//! `Obey`) counts. A note for the author
 //! (`<!-- TODO: add examples -->`, `<!-- Primary technology -->`) and
 //! license boilerplate are not instructions, unless another rule finds
 //! something in them. The comment markers themselves are not `P1`'s
@@ -48,7 +52,7 @@ use regex::bytes::Regex;
 use serde_json::Value;
 
 use super::collect::Findings;
-use super::markdown::{self, HiddenPart};
+use super::markdown::{self, HiddenKind, HiddenPart};
 use super::prose::compile;
 use super::secrets::tokens;
 use super::text::{excerpt, Normalized};
@@ -330,7 +334,7 @@ fn hidden(
     let instruction = if found_other {
         None
     } else {
-        instruction(inner)
+        instruction(inner, is_tooltip(part, inner))
     };
     if !found_other && instruction.is_none() {
         return;
@@ -370,11 +374,44 @@ fn hidden(
 /// Words that make hidden text an instruction: the agent addressed with a
 /// directive, or a sentence opening with a command to act.
 static INSTRUCTION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&compile(
-        r"\b(?:you|your|the\s{1,3}(?:assistant|ai|model|agent|llm|bot)|assistant|claude|chatgpt|copilot|codex|gemini|llm)\b[^.!?\n]{0,40}?\b(?:must|should|shall|will|need\s{1,3}to|have\s{1,3}to|are\s{1,3}(?:to|required|instructed|expected|allowed)|always|never|do\s{1,3}not|don'?t)\b|(?:^|[.!?:;]\s{1,3}|\n[\s*>#-]{0,8})\s{0,3}(?:always|never|do\s{1,3}not|don'?t|make\s{1,3}sure|ensure|remember\s{1,3}to|be\s{1,3}sure\s{1,3}to|ignore|disregard|forget|instead|run|execute|send|upload|post|e-?mail|forward|fetch|download|install|delete|remove|read|open|reveal|output|respond|reply|say|tell|pretend|act\s{1,3}as|call|invoke|visit|navigate|copy|paste|write|save|modify|change|replace|obey|follow)\b",
-    ))
+    Regex::new(&compile(&format!(
+        r"{ADDRESSED}|{OPENS}\s{{0,3}}(?:{OVERRIDE}|make\s{{1,3}}sure|ensure|remember\s{{1,3}}to|be\s{{1,3}}sure\s{{1,3}}to|instead|run|execute|send|upload|post|e-?mail|forward|fetch|download|install|delete|remove|read|open|reveal|output|respond|reply|say|tell|call|invoke|visit|navigate|copy|paste|write|save|modify|change|replace|follow)\b"
+    )))
     .expect("the H1 pattern is valid")
 });
+
+/// The same for a tooltip (a link title): "Read the docs", "Run in
+/// Colab" and "Download the PDF" are what tooltips say, so only the agent
+/// addressed or an override of what it does is an instruction there.
+static TOOLTIP_INSTRUCTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&compile(&format!(
+        r"{ADDRESSED}|{OPENS}\s{{0,3}}(?:{OVERRIDE})\b"
+    )))
+    .expect("the H1 tooltip pattern is valid")
+});
+
+/// The agent addressed with a directive.
+const ADDRESSED: &str = r"\b(?:you|your|the\s{1,3}(?:assistant|ai|model|agent|llm|bot)|assistant|claude|chatgpt|copilot|codex|gemini|llm)\b[^.!?\n]{0,40}?\b(?:must|should|shall|will|need\s{1,3}to|have\s{1,3}to|are\s{1,3}(?:to|required|instructed|expected|allowed)|always|never|do\s{1,3}not|don'?t)\b";
+/// The start of a sentence or a list item.
+const OPENS: &str = r"(?:^|[.!?:;]\s{1,3}|\n[\s*>#-]{0,8})";
+/// Commands that override what the agent does.
+const OVERRIDE: &str =
+    r"always|never|do\s{1,3}not|don'?t|ignore|disregard|forget|pretend|act\s{1,3}as|obey";
+
+/// True if the hidden part is a tooltip: a link title, or a reference
+/// definition of a real link (not the `[//]: # (…)` comment idiom).
+fn is_tooltip(part: &HiddenPart, inner: &str) -> bool {
+    match part.kind {
+        HiddenKind::LinkTitle => true,
+        HiddenKind::ReferenceDefinition => {
+            let dest = inner
+                .split_once("]:")
+                .map_or("", |(_, rest)| rest.trim_start());
+            !(dest.starts_with('#') || dest.starts_with("<>"))
+        }
+        _ => false,
+    }
+}
 
 /// Notes for the author.
 static NOTE: LazyLock<Regex> = LazyLock::new(|| {
@@ -394,13 +431,18 @@ static LICENSE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Where hidden text speaks as an instruction (char offsets in it), if
 /// it does and is neither a note for the author nor license boilerplate.
-fn instruction(text: &str) -> Option<(usize, usize)> {
+fn instruction(text: &str, tooltip: bool) -> Option<(usize, usize)> {
     let norm = Normalized::new(text);
     let bytes = norm.text.as_bytes();
     if NOTE.is_match(bytes) || LICENSE.is_match(bytes) {
         return None;
     }
-    let m = INSTRUCTION.find(bytes)?;
+    let pattern = if tooltip {
+        &TOOLTIP_INSTRUCTION
+    } else {
+        &INSTRUCTION
+    };
+    let m = pattern.find(bytes)?;
     // Leave out the punctuation and space a sentence start matched.
     let lead = bytes[m.start()..m.end()]
         .iter()
