@@ -9,6 +9,8 @@
 //!   research): caught = at least one flag or block;
 //! * its ordinary definitions (real servers' tools);
 //! * the corpus of real tools of every format;
+//! * the real Agent Skills (`skills/`), each read whole: frontmatter,
+//!   body and text files;
 //! * ordinary tools made by the tests' deterministic generator.
 //!
 //! Each definition is linted the way `toolreg validate` lints it, alone:
@@ -101,6 +103,7 @@ fn main() {
         ),
         ("lint-bench benign".into(), bench_set(&bench.join("benign"))),
         ("corpus".into(), corpus_set()),
+        ("skills".into(), skills_set()),
         ("generated ordinary".into(), generated),
     ];
     for dir in &extra {
@@ -294,6 +297,39 @@ fn registry_name(stem: &str) -> String {
         out.remove(0);
     }
     out.trim_end_matches('-').to_string()
+}
+
+/// Every real Agent Skill, read from its folder (so its name is checked
+/// against the folder's), with a `toolreg.toml` giving the version.
+fn skills_set() -> Vec<Case> {
+    let Some(root) = toolreg_test_support::skills() else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<_> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("SKILL.md").is_file())
+        .collect();
+    dirs.sort();
+    dirs.into_iter()
+        .filter_map(|dir| {
+            let name = dir.file_name()?.to_str()?.to_string();
+            let mut files = ToolFiles::read_dir(&dir).ok()?;
+            files.insert(
+                "toolreg.toml",
+                format!("[tool]\nname = \"{name}\"\nversion = \"1.0.0\"\n"),
+            );
+            Some(Case {
+                poisoned: false,
+                group: format!("skills/{name}"),
+                files,
+                name: format!("skills/{name}"),
+            })
+        })
+        .collect()
 }
 
 /// Every definition of the corpus that loads (the known-broken ones left

@@ -1,6 +1,12 @@
 //! [`ToolFiles`]: a tool directory held in memory, keyed by relative path
 //! with `/` separators. Built from a directory on disk or from an unpacked
 //! bundle; it is what [`crate::load`] reads.
+//!
+//! A directory read from disk also knows its own name
+//! ([`ToolFiles::dir_name`]): an Agent Skill's `name` must equal it. An
+//! unpacked bundle has no directory (its files sit at the root of the
+//! archive), so there the registry name in `toolreg.toml` stands for it
+//! (see [`crate::formats::skill`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -8,10 +14,22 @@ use std::path::Path;
 use crate::error::Error;
 
 /// A tool directory in memory: relative `/`-separated path → file bytes, sorted by path.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// Two are equal when their files are: the name of the directory they were
+/// read from is not part of the comparison.
+#[derive(Debug, Clone, Default)]
 pub struct ToolFiles {
     files: BTreeMap<String, Vec<u8>>,
+    dir_name: Option<String>,
 }
+
+impl PartialEq for ToolFiles {
+    fn eq(&self, other: &Self) -> bool {
+        self.files == other.files
+    }
+}
+
+impl Eq for ToolFiles {}
 
 impl ToolFiles {
     /// An empty tool directory.
@@ -59,12 +77,35 @@ impl ToolFiles {
         self.files.values().map(|v| v.len() as u64).sum()
     }
 
+    /// The name of the directory the files were read from
+    /// ([`ToolFiles::read_dir`], [`ToolFiles::set_dir_name`]); `None` for
+    /// files built in memory or unpacked from a bundle.
+    pub fn dir_name(&self) -> Option<&str> {
+        self.dir_name.as_deref()
+    }
+
+    /// Say which directory the files stand for (its last path component):
+    /// what an Agent Skill's `name` must equal. `None` forgets it.
+    pub fn set_dir_name(&mut self, name: Option<String>) {
+        self.dir_name = name;
+    }
+
     /// Read every regular file under `dir` (recursively), skipping `.git`,
     /// `.toolreg`, `target` and `node_modules` directories. Symlinks are
-    /// refused, as the server would refuse them in a bundle.
+    /// refused, as the server would refuse them in a bundle. The
+    /// directory's own name (of its canonical path, so `.` has one) is
+    /// kept as [`ToolFiles::dir_name`].
     pub fn read_dir(dir: &Path) -> Result<Self, Error> {
         let mut out = ToolFiles::new();
         read_into(dir, dir, &mut out)?;
+        out.dir_name = dir
+            .canonicalize()
+            .ok()
+            .as_deref()
+            .and_then(Path::file_name)
+            .or_else(|| dir.file_name())
+            .and_then(|n| n.to_str())
+            .map(str::to_string);
         Ok(out)
     }
 }

@@ -110,6 +110,142 @@ fn every_corpus_file_replays_through_its_target() {
     }
 }
 
+/// Every real Agent Skill's `SKILL.md`, and every Markdown file beside
+/// one, through the `skill_md` target.
+#[test]
+fn every_real_skill_replays_through_its_target() {
+    let Some(skills) = toolreg_test_support::skills() else {
+        return;
+    };
+    let files: Vec<_> = files_under(&skills)
+        .into_iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "md") && f.parent() != Some(&skills))
+        .collect();
+    assert!(files.len() > 100, "{} Markdown files", files.len());
+    for file in files {
+        replay("skill_md", targets::skill_md, &file);
+    }
+}
+
+/// Markdown's hiding constructs, torn apart and shuffled: what a fuzzer
+/// would build from the `skill_md` seeds, run through the target on every
+/// test run (the scanner must never slice inside a character or run past
+/// the text).
+const MARKDOWN_PIECES: &[&str] = &[
+    "<!--",
+    "-->",
+    "[",
+    "]",
+    "(",
+    ")",
+    "](",
+    "\"",
+    "'",
+    "`",
+    "``",
+    "```",
+    "~~~",
+    "\n",
+    "\n\n",
+    "\r\n",
+    "<span hidden>",
+    "</span>",
+    "<div style=\"display:none\">",
+    "</div>",
+    "<script>",
+    "<p style='font-size:0'>",
+    "<input type=hidden/>",
+    "ä",
+    "🧑\u{200d}💻",
+    "\u{feff}",
+    " ",
+    "run this",
+    "you must",
+    "[//]: # ",
+    "https://x.test",
+    "\\",
+    ":",
+    "<",
+    ">",
+    "/",
+    "---",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+    #[test]
+    fn shuffled_markdown_never_breaks_the_skill_target(
+        front in proptest::bool::ANY,
+        pieces in proptest::collection::vec(proptest::sample::select(MARKDOWN_PIECES), 0..80),
+    ) {
+        let mut text = String::new();
+        if front {
+            text.push_str("---\nname: a-b\ndescription: d\nmetadata:\n  version: \"1\"\n---\n");
+        }
+        text.extend(pieces);
+        targets::skill_md(text.as_bytes());
+    }
+}
+
+/// Markdown built to make a naive scanner quadratic — backtick runs that
+/// never close, `](` with unclosed titles, `<` without `>`, hidden
+/// elements without their closing tag — is scanned in linear time: 1 MiB
+/// of each takes well under the bound even unoptimized (a quadratic scan
+/// takes minutes).
+#[test]
+fn hostile_markdown_is_scanned_in_linear_time() {
+    let mib = 1024 * 1024;
+    let mut ticks = String::new();
+    let mut n = 1;
+    while ticks.len() < mib {
+        ticks.push_str(&"`".repeat(n % 300 + 1));
+        ticks.push('x');
+        n += 1;
+    }
+    let cases = [
+        ("unclosed code spans", ticks),
+        ("unclosed link titles", "](x \"".repeat(mib / 5)),
+        ("destinations without end", "](".repeat(mib / 2)),
+        ("tags without `>`", "<a".repeat(mib / 2)),
+        (
+            "hidden elements without a close",
+            "<b hidden>x\n\n".repeat(mib / 14),
+        ),
+        (
+            "nested hidden elements",
+            format!(
+                "{}{}",
+                "<b hidden>".repeat(mib / 20),
+                "</b>".repeat(mib / 8)
+            ),
+        ),
+    ];
+    for (what, text) in cases {
+        let started = std::time::Instant::now();
+        let parts = toolreg_core::lint::markdown::hidden_parts(&text);
+        let took = started.elapsed();
+        assert!(
+            took < std::time::Duration::from_secs(20),
+            "{what}: {took:?} for {} parts",
+            parts.len()
+        );
+        // And the whole load, the lint of every part included.
+        let skill =
+            format!("---\nname: a-b\ndescription: d\nmetadata:\n  version: \"1\"\n---\n{text}");
+        let started = std::time::Instant::now();
+        let _ = load_file(
+            "SKILL.md",
+            &skill.as_bytes()[..skill.len().min(MAX_DEFINITION_BYTES)],
+        );
+        let took = started.elapsed();
+        eprintln!("{what}: loaded in {took:?}");
+        assert!(
+            took < std::time::Duration::from_secs(60),
+            "{what}: {took:?}"
+        );
+    }
+}
+
 // ---- Explicit limits: each refuses with an error that names it. ----
 
 /// All problems of a refused definition as one string.

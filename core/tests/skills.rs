@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use toolreg_core::bundle::{pack, unpack, Limits};
 use toolreg_core::export::{export, ExportFormat};
 use toolreg_core::{load, ExecutionKind, Format, ToolFiles};
 
@@ -58,6 +59,15 @@ fn every_real_skill_loads_with_its_kind() {
         );
         let original = std::fs::read(root.join(name).join("SKILL.md")).unwrap();
         assert_eq!(tool.original, original, "{name}: kept byte for byte");
+
+        // As the server reads it: from a bundle, with no directory, the
+        // registry name of toolreg.toml standing for the folder.
+        let files = with_toml(&root, name, license);
+        let bundle = pack(&files).unwrap();
+        let unpacked = unpack(&bundle, &Limits::default()).unwrap();
+        assert_eq!(unpacked.dir_name(), None);
+        let again = load(&unpacked).unwrap_or_else(|e| panic!("{name} from a bundle: {e}"));
+        assert_eq!(again.tool, loaded.tool, "{name}");
     }
 }
 
@@ -72,25 +82,50 @@ fn quirks_of_real_skills() {
     assert_eq!(loaded.tool.version.to_string(), "1.0.0");
     assert_eq!(loaded.tool.execution.kind, ExecutionKind::Prompt);
 
-    // `metadata.version: "1.3"` is refused by name unless toolreg.toml gives one.
+    // `metadata.version: "1.3"` is completed to 1.3.0 with a warning naming
+    // the field; the unknown key and the list under metadata are warnings.
     let files = ToolFiles::read_dir(&root.join("acquire-codebase-knowledge")).unwrap();
-    let err = load(&files).unwrap_err();
-    let problems = err.problems();
-    assert!(
-        problems
+    assert_eq!(files.dir_name(), Some("acquire-codebase-knowledge"));
+    let loaded = load(&files).unwrap();
+    assert_eq!(loaded.tool.version.to_string(), "1.3.0");
+    let warning = |path: &str| {
+        loaded
+            .warnings
             .iter()
-            .any(|p| p.path == "metadata.version" && p.message.contains("1.3")),
-        "{problems:#?}"
-    );
-    // ... and with one, the unknown key and the list under metadata are warnings.
+            .find(|w| w.path == path)
+            .unwrap_or_else(|| panic!("no warning at {path}: {:#?}", loaded.warnings))
+            .message
+            .clone()
+    };
+    assert!(warning("metadata.version").contains("`1.3`"));
+    assert!(warning("metadata.version").contains("1.3.0"));
+    assert!(warning("argument-hint").contains("not a key"));
+    assert!(warning("metadata.enhancements").contains("array"));
+    // ... and toolreg.toml's version wins, still warning about the other.
     let loaded = load(&with_toml(&root, "acquire-codebase-knowledge", "MIT")).unwrap();
-    let paths: Vec<&str> = loaded.warnings.iter().map(|w| w.path.as_str()).collect();
-    assert!(paths.contains(&"argument-hint"), "{paths:?}");
-    assert!(paths.contains(&"metadata.enhancements"), "{paths:?}");
+    assert_eq!(loaded.tool.version.to_string(), "1.0.0");
+    let w = loaded
+        .warnings
+        .iter()
+        .find(|w| w.path == "metadata.version")
+        .expect("a warning about metadata.version");
+    assert!(
+        w.message.contains("toolreg.toml's version `1.0.0`"),
+        "{w:?}"
+    );
 
-    // The largest SKILL.md (294 KB) is under the size cap.
+    // The largest SKILL.md (294 KB, 2,738 lines) is under the size cap,
+    // with the specification's advice on length as a warning.
     let loaded = load(&with_toml(&root, "quality-playbook", "Apache-2.0")).unwrap();
     assert!(loaded.tool.original.len() > 290_000);
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.path == "SKILL.md" && w.message.contains("2738 lines")),
+        "{:#?}",
+        loaded.warnings
+    );
 
     // Code only by being under scripts/ (no extension) makes a script skill.
     let loaded = load(&with_toml(&root, "subagent-driven-development", "MIT")).unwrap();
@@ -109,7 +144,11 @@ fn a_skill_does_not_export_to_function_formats() {
         ExportFormat::Matimo,
     ] {
         let err = export(&tool, format).unwrap_err().to_string();
-        assert!(err.contains("Agent Skill"), "{format:?}: {err}");
+        assert!(
+            err.contains("`git-commit` is an Agent Skill, not a function definition")
+                && err.contains("export `native`"),
+            "{format:?}: {err}"
+        );
     }
     let native = export(&tool, ExportFormat::Native).unwrap();
     assert_eq!(native.body.as_bytes(), tool.original.as_slice());

@@ -31,6 +31,7 @@ pub const CORE_TARGETS: &[(&str, Target)] = &[
     ("toolreg_toml", toolreg_toml),
     ("bundle_unpack", bundle_unpack),
     ("semver_req", semver_req),
+    ("skill_md", skill_md),
 ];
 
 /// A Matimo `definition.yaml`, loaded alone.
@@ -51,6 +52,55 @@ pub fn mcp_json(data: &[u8]) {
 /// A prompt-format `prompt.json`, loaded alone.
 pub fn prompt_json(data: &[u8]) {
     load_definition("prompt.json", data);
+}
+
+/// An Agent Skill's `SKILL.md`: its frontmatter split off and parsed
+/// (under the parser's YAML budget), its hidden Markdown parts listed, then
+/// loaded alone (frontmatter checks, the version, the lint of the body).
+/// The hidden parts must lie inside the text, on char boundaries, with
+/// their lines in order; a loaded skill exports as itself only.
+pub fn skill_md(data: &[u8]) {
+    use toolreg_core::formats::skill;
+    if let Ok(text) = std::str::from_utf8(data) {
+        if let Ok(split) = skill::split(text) {
+            assert!(
+                split.body_line >= 3,
+                "the body starts after two `---` lines"
+            );
+            let _ = skill::parse_frontmatter(text);
+        }
+        let lines = text.lines().count().max(1) + 1;
+        for part in skill::hidden_parts(text) {
+            for r in [&part.range, &part.text] {
+                assert!(r.start <= r.end && r.end <= text.len(), "{part:?}");
+                assert!(
+                    text.is_char_boundary(r.start) && text.is_char_boundary(r.end),
+                    "{part:?}"
+                );
+            }
+            assert!(
+                part.range.start <= part.text.start && part.text.end <= part.range.end,
+                "{part:?}"
+            );
+            assert!(
+                1 <= part.first_line
+                    && part.first_line <= part.last_line
+                    && part.last_line <= lines,
+                "{part:?}"
+            );
+        }
+    }
+    match load_file("SKILL.md", data) {
+        Ok(loaded) => {
+            let tool = &loaded.tool;
+            assert!(export(tool, ExportFormat::Native).is_ok());
+            assert!(
+                export(tool, ExportFormat::Mcp).is_err(),
+                "a skill is no function"
+            );
+        }
+        Err(e) => refusal_is_explained(&e),
+    }
 }
 
 /// Load one definition file; a loaded tool must export to every format that

@@ -179,15 +179,18 @@ pub fn rescan(
         None => lint::check_parsed(&ctx, doc.as_ref(), None),
     };
     if bundle.is_none() {
-        findings.extend(
-            stored
-                .iter()
-                .filter(|f| {
-                    f.pointer.starts_with(MANIFEST_POINTER)
-                        || lint::files::is_file_pointer(&f.pointer)
-                })
-                .cloned(),
-        );
+        // A skill's `/SKILL.md:<line>` findings are found again from the
+        // definition: keep only the stored ones not found again.
+        let kept: Vec<Finding> = stored
+            .iter()
+            .filter(|f| {
+                (f.pointer.starts_with(MANIFEST_POINTER)
+                    || lint::files::is_file_pointer(&f.pointer))
+                    && !findings.contains(f)
+            })
+            .cloned()
+            .collect();
+        findings.extend(kept);
     }
     let new = lint::new_since(&stored, &findings);
     Ok(Rescan {

@@ -250,8 +250,9 @@ fn refuse_skill(tool: &Tool, format: ExportFormat) -> Result<(), Error> {
         return Err(Error::Export {
             format: format.as_str().into(),
             reason: format!(
-                "`{}` is an Agent Skill (instructions an agent reads, not a function it calls), \
-                 so it has no {} tool definition; install the skill itself, or export `native` for its SKILL.md",
+                "`{}` is an Agent Skill, not a function definition: it is instructions an agent reads \
+                 (SKILL.md), with no parameters to call it with, so it has no {} tool definition; \
+                 install it as a skill, or export `native` for its SKILL.md",
                 tool.registry_name,
                 format.as_str()
             ),

@@ -199,6 +199,14 @@ pub fn detect(files: &ToolFiles) -> Result<(Format, &'static str), Error> {
         }
     }
     match found.as_slice() {
+        [] if skill_in_other_case(files).is_some() => {
+            let other = skill_in_other_case(files).unwrap_or_default();
+            Err(Error::Invalid(vec![Problem::new(
+                other,
+                format!("an Agent Skill's definition must be named `{}` exactly, in capitals", skill::FILE_NAME),
+            )
+            .with_fix(format!("rename `{other}` to `{}`", skill::FILE_NAME))]))
+        }
         [] => {
             let names = definition_file_names().iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
             Err(Error::Invalid(vec![Problem::new(
@@ -214,6 +222,13 @@ pub fn detect(files: &ToolFiles) -> Result<(Format, &'static str), Error> {
         )
         .with_fix("keep one definition file per tool directory")])),
     }
+}
+
+/// A root file called `SKILL.md` in another letter case (`skill.md`).
+fn skill_in_other_case(files: &ToolFiles) -> Option<&str> {
+    files
+        .paths()
+        .find(|p| !p.contains('/') && p.eq_ignore_ascii_case(skill::FILE_NAME))
 }
 
 /// Detect the format of the tool directory, parse its definition, check the
@@ -261,7 +276,7 @@ pub fn load(files: &ToolFiles) -> Result<Loaded, Error> {
         report.error(Problem::new(
             file,
             format!(
-                "is {} bytes; definitions may be at most {MAX_DEFINITION_BYTES} bytes",
+                "is {} bytes; definitions may be at most {MAX_DEFINITION_BYTES} bytes (1 MiB)",
                 bytes.len()
             ),
         ));
@@ -277,7 +292,7 @@ pub fn load(files: &ToolFiles) -> Result<Loaded, Error> {
         Format::Shinkai => shinkai::parse(text, files, &mut report),
         Format::Mcp => mcp::parse(text, &mut report),
         Format::Prompt => prompt::parse(text, &mut report),
-        Format::Skill => skill::parse(text, files, &mut report),
+        Format::Skill => skill::parse(text, files, manifest.as_ref(), &mut report),
     };
     let Some(mut draft) = draft else {
         return Err(Error::Invalid(report.problems));
@@ -397,6 +412,8 @@ fn finish(
                 None
             }
         },
+        // A skill's `metadata.version` that can't be read is already named.
+        (None, None) if report.problems.iter().any(|p| p.path == "metadata.version") => None,
         (None, None) => {
             let msg = match format {
                 Format::Mcp => {

@@ -25,6 +25,8 @@ pub(crate) struct Findings {
     others: Vec<(usize, Finding)>,
     /// Findings reported (kept or not), past the per-string cap.
     reported: usize,
+    /// Of those, the flags and blocks (not notes).
+    serious: usize,
     /// Findings of each rule in the current string.
     in_string: [usize; Rule::ALL.len()],
     signs: Signs,
@@ -62,7 +64,15 @@ impl Findings {
     pub fn count(&mut self, rule: Rule, severity: Severity) {
         self.in_string[rule as usize] += 1;
         self.reported += 1;
+        if severity != Severity::Note {
+            self.serious += 1;
+        }
         self.signs.add(rule, severity);
+    }
+
+    /// How many flags and blocks were reported so far (kept or not).
+    pub fn serious(&self) -> usize {
+        self.serious
     }
 
     /// Add a finding in the current string unless a cap is reached.

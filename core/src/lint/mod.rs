@@ -14,8 +14,10 @@
 //! * **block**: `U1`–`U5` (in [`unicode`]), `S1` (in [`secrets`]), a strong
 //!   combination (`C1`) and too many findings (`X1`). Such a version is
 //!   refused at publish, and quarantined by a rescan.
-//! * **flag**: `P1`–`P15` (in [`prose`]). The version publishes and carries
-//!   the findings; consumers decide whether to accept them.
+//! * **flag**: `P1`–`P15` (in [`prose`]), and `H1` for an Agent Skill:
+//!   instructions in text its Markdown hides (in [`skill`], over
+//!   [`markdown`]). The version publishes and carries the findings;
+//!   consumers decide whether to accept them.
 //! * **note**: what is only a warning sign where the registry can't tell
 //!   more — a description naming another tool when the tool's siblings are
 //!   unknown (see [`Context::siblings`]). Shown, never refused, and no
@@ -31,8 +33,12 @@
 //! object keys) and flags in prose. Which strings are identifiers is
 //! decided by their position in the document (the `walk` module).
 //!
+//! An Agent Skill is read whole ([`skill`]): its frontmatter as a
+//! definition, its Markdown body and its other text files by file and
+//! line, what Markdown hides included.
+//!
 //! Each finding names an RFC 6901 pointer to the string (for a raw text
-//! file, `/<file>:<line>`), the character offsets of the hit inside it, and
+//! file or a skill's body, `/<file>:<line>`), the character offsets of the hit inside it, and
 //! an excerpt in which invisible characters are shown as `\u{…}` escapes.
 //! Patterns run on NFKC-normalized text with bounded windows, never an
 //! unbounded `.*` over a description.
@@ -41,12 +47,14 @@ mod collect;
 mod crosstool;
 pub mod files;
 pub mod grade;
+pub mod markdown;
 mod params;
 mod patterns;
 pub mod prose;
 mod rule;
 pub mod secrets;
 mod since;
+pub mod skill;
 pub mod text;
 pub mod unicode;
 pub(crate) mod walk;
@@ -217,6 +225,10 @@ pub struct Context {
     /// description speaks of a model, a prompt, a chat): passing on a
     /// system prompt or a conversation may be its task.
     pub about_models: bool,
+    /// For an Agent Skill, the line of `SKILL.md` its Markdown body starts
+    /// on (findings in the body name `/SKILL.md:<line>`); `None` reads it
+    /// as line 1.
+    pub body_line: Option<usize>,
 }
 
 impl Context {
@@ -241,6 +253,12 @@ impl Context {
             declared_siblings: Vec::new(),
             parameters: parameter_names(tool.parameters.get("properties")),
             about_models: about_models(tool),
+            body_line: tool
+                .extensions
+                .get("skill")
+                .and_then(|s| s.get("body_line"))
+                .and_then(Value::as_u64)
+                .and_then(|n| usize::try_from(n).ok()),
         }
     }
 
@@ -453,13 +471,27 @@ fn run(
         &with_declared
     };
     let mut out = collect::Findings::default();
-    if let Some(doc) = doc {
-        walk::walk_document(ctx, doc, &mut out);
+    let is_skill = ctx.format == Some(Format::Skill);
+    match doc {
+        // A skill's frontmatter is walked like a definition; its body and
+        // its other text files are read as Markdown and text.
+        Some(doc) if is_skill => {
+            let (front, body) = skill::split_document(doc);
+            walk::walk_document(ctx, &front, &mut out);
+            if let Some(body) = body {
+                skill::check_body(ctx, body, ctx.body_line.unwrap_or(1), &mut out);
+            }
+        }
+        Some(doc) => walk::walk_document(ctx, doc, &mut out),
+        None => {}
     }
     if let Some(table) = &table {
         walk::walk_manifest(ctx, table, &mut out);
     }
     if let Some(files) = files {
+        if is_skill {
+            skill::check_files(ctx, files, &mut out);
+        }
         files::check(doc, files, &mut out);
     }
     out.finish()

@@ -21,6 +21,11 @@
 //! | P14 | commands for the model: "prefix every command with …", `curl … \| sh`, `chmod -R 0666 ~`, `<script>`, `os.system(` |
 //! | P15 | impersonation: "Signed, the user", "an important message from me … to you, the AI" |
 //!
+//! In a skill's visible text, which is written to instruct the agent, the
+//! rules of [`Rule::is_voice`] (P5, P6, P10, P11, P13) don't apply; text
+//! that its Markdown hides gets every rule, and `H1` besides
+//! ([`skill`](super::skill)).
+//!
 //! Patterns ([`patterns`](super::patterns)) run on the NFKC-normalized
 //! text (so full-width letters and zero-width characters don't hide a
 //! phrase), case-insensitively, with bounded windows: a phrase and its
@@ -227,7 +232,9 @@ pub(crate) fn check(ctx: &Context, site: &Site<'_>, out: &mut Findings) {
         };
         // A prompt template is text for a model by design: role labels
         // (`SYSTEM:`, `ASSISTANT:`) are how such templates are written.
-        let applies = applies && !(p.rule == Rule::P10 && template);
+        let applies = applies
+            && !(p.rule == Rule::P10 && template)
+            && !(site.instructs_agent && Rule::is_voice(p.rule));
         if !applies {
             continue;
         }
@@ -259,10 +266,10 @@ pub(crate) fn check(ctx: &Context, site: &Site<'_>, out: &mut Findings) {
     }
 
     if is_text && text.contains(char::is_whitespace) {
-        if hits.matched(TOOLS_HIT) {
+        if hits.matched(TOOLS_HIT) && !site.instructs_agent {
             crosstool::shadowing(ctx, text, &norm, site, out);
         }
-        if hits.matched(CROSS_HIT) {
+        if hits.matched(CROSS_HIT) && !site.instructs_agent {
             crosstool::cross_tool(ctx, text, &norm, site, out);
         }
         if hits.matched(ENCODED_HIT) {

@@ -51,6 +51,10 @@ pub enum Rule {
     P14,
     /// Impersonation: text posing as the user, developer or system.
     P15,
+    /// Hidden instructions: a part of a skill's Markdown that does not
+    /// render (an HTML comment, a link title, a reference definition,
+    /// hidden HTML) holding an instruction or another rule's finding.
+    H1,
     /// Several kinds of warning sign in one definition (graded).
     C1,
     /// More findings than are kept: the rest would be hidden.
@@ -91,7 +95,7 @@ impl Sign {
 
 impl Rule {
     /// Every rule, in table order.
-    pub const ALL: [Rule; 23] = [
+    pub const ALL: [Rule; 24] = [
         Rule::U1,
         Rule::U2,
         Rule::U3,
@@ -113,6 +117,7 @@ impl Rule {
         Rule::P13,
         Rule::P14,
         Rule::P15,
+        Rule::H1,
         Rule::C1,
         Rule::X1,
     ];
@@ -141,6 +146,7 @@ impl Rule {
             Rule::P13 => "P13",
             Rule::P14 => "P14",
             Rule::P15 => "P15",
+            Rule::H1 => "H1",
             Rule::C1 => "C1",
             Rule::X1 => "X1",
         }
@@ -151,11 +157,24 @@ impl Rule {
         Some(match self {
             Rule::P1 | Rule::P2 | Rule::P10 | Rule::P15 => Sign::Authority,
             Rule::P5 | Rule::P6 | Rule::P11 | Rule::P13 => Sign::Steering,
-            Rule::P3 => Sign::Concealment,
+            Rule::P3 | Rule::H1 => Sign::Concealment,
             Rule::P4 | Rule::P7 | Rule::P8 | Rule::P12 => Sign::Data,
             Rule::P9 | Rule::P14 => Sign::Execution,
             _ => return None,
         })
+    }
+
+    /// True for the rules that flag text for addressing the agent's model
+    /// — telling it which tools to use first or over others (`P5`, `P11`),
+    /// naming or instructing other tools (`P6`, `P13`), speaking with
+    /// authority (`P10`) — which is what a skill's own visible
+    /// instructions are for: they don't apply there
+    /// ([`lint::skill`](super::skill)).
+    pub fn is_voice(self) -> bool {
+        matches!(
+            self,
+            Rule::P5 | Rule::P6 | Rule::P10 | Rule::P11 | Rule::P13
+        )
     }
 
     /// What a hit of the rule means, in plain words: one sentence for
@@ -184,6 +203,7 @@ impl Rule {
             Rule::P13 => "The text instructs the model about another tool, or about changing what another tool returns.",
             Rule::P14 => "The text gives the model a shell command or script to run, or to add to the commands it runs.",
             Rule::P15 => "The text poses as a message from the user, the developer or the system.",
+            Rule::H1 => "Text that Markdown hides from the rendered page (a comment, a link title, hidden HTML) gives the agent instructions a person reading the page does not see.",
             Rule::C1 => "The definition combines several kinds of warning sign, which ordinary descriptions do not do.",
             Rule::X1 => "The definition has more findings than are kept, so the rest would be hidden from view.",
         }
@@ -201,6 +221,7 @@ impl Rule {
             }
             Rule::P12 => "remove the parameter, or describe only what the tool itself needs",
             Rule::X1 => "remove the flagged text; a description says what the tool does",
+            Rule::H1 => "remove the hidden text, or show it: instructions belong in the visible text",
             _ => "reword the text so it only describes what the tool does",
         }
     }
@@ -219,7 +240,7 @@ impl std::str::FromStr for Rule {
             .into_iter()
             .find(|r| r.as_str().eq_ignore_ascii_case(s))
             .ok_or_else(|| {
-                format!("unknown lint rule `{s}` (expected U1–U5, S1, P1–P15, C1 or X1)")
+                format!("unknown lint rule `{s}` (expected U1–U5, S1, P1–P15, H1, C1 or X1)")
             })
     }
 }

@@ -52,11 +52,55 @@ impl Role {
     }
 }
 
+/// Where a stretch of a text file sits, for findings named by file and
+/// line (`/<file>:<line>`) rather than by JSON pointer.
+#[derive(Clone, Copy)]
+pub(crate) struct Lines<'a> {
+    /// The file's name, as in the pointer.
+    pub file: &'a str,
+    /// The text the site is a stretch of (a whole file, or a skill's body).
+    pub whole: &'a str,
+    /// Byte offset of the site's text in `whole`.
+    pub offset: usize,
+    /// The line number of `whole`'s first line in the file.
+    pub first_line: usize,
+}
+
+impl Lines<'_> {
+    /// (line number, char offset in that line, the line) of byte `b` of
+    /// `whole`.
+    pub fn locate(&self, b: usize) -> (usize, usize, &str) {
+        let b = b.min(self.whole.len());
+        let before = &self.whole[..b];
+        let start = before.rfind('\n').map_or(0, |i| i + 1);
+        let end = self.whole[b..]
+            .find('\n')
+            .map_or(self.whole.len(), |i| b + i);
+        let number = self.first_line + before.bytes().filter(|&c| c == b'\n').count();
+        (
+            number,
+            self.whole[start..b].chars().count(),
+            &self.whole[start..end],
+        )
+    }
+
+    /// The pointer of line `number`.
+    pub fn pointer(&self, number: usize) -> String {
+        format!("/{}:{number}", self.file)
+    }
+}
+
 /// One string as the rules see it.
 pub(crate) struct Site<'a> {
     pub text: &'a str,
     pub role: Role,
     path: &'a [Seg<'a>],
+    /// For a stretch of a text file: where it sits (findings then name
+    /// the file and line).
+    pub lines: Option<Lines<'a>>,
+    /// The text is written to instruct the agent (a skill's visible
+    /// text): the rules of [`Rule::is_voice`] don't apply.
+    pub instructs_agent: bool,
     /// The value sits under a secret-like key (`api_key`, `password`,
     /// `Authorization`, or it is the default/example of such a property).
     pub secret_key: bool,
@@ -65,10 +109,27 @@ pub(crate) struct Site<'a> {
     pub client_secret: bool,
 }
 
-impl Site<'_> {
-    /// The RFC 6901 pointer of the string.
+impl<'a> Site<'a> {
+    /// A stretch of a text file (`text`, at `lines`), read as prose.
+    pub fn in_file(text: &'a str, lines: Lines<'a>) -> Self {
+        Site {
+            text,
+            role: Role::Text,
+            path: &[],
+            lines: Some(lines),
+            instructs_agent: false,
+            secret_key: false,
+            client_secret: false,
+        }
+    }
+
+    /// The RFC 6901 pointer of the string, or for a stretch of a file
+    /// the pointer of its first line.
     pub fn pointer(&self) -> String {
-        pointer(self.path)
+        match &self.lines {
+            Some(l) => l.pointer(l.locate(l.offset).0),
+            None => pointer(self.path),
+        }
     }
 
     /// True for the description or title of a parameter (a property of
@@ -104,15 +165,44 @@ impl Site<'_> {
         match out.take(rule, severity) {
             Take::Drop => {}
             Take::Count => out.count(rule, severity),
-            Take::Keep => out.push(Finding {
-                rule,
-                severity,
-                pointer: self.pointer(),
-                start,
-                end,
-                excerpt: super::text::excerpt(self.text, start, end, redact),
-                message,
-            }),
+            Take::Keep => {
+                let finding = match &self.lines {
+                    None => Finding {
+                        rule,
+                        severity,
+                        pointer: self.pointer(),
+                        start,
+                        end,
+                        excerpt: super::text::excerpt(self.text, start, end, redact),
+                        message,
+                    },
+                    Some(l) => {
+                        // Offsets in the line the hit starts on; a hit
+                        // running past that line ends at its end.
+                        let byte = |c: usize| {
+                            self.text
+                                .char_indices()
+                                .nth(c)
+                                .map_or(self.text.len(), |(b, _)| b)
+                        };
+                        let (b_start, b_end) = (l.offset + byte(start), l.offset + byte(end));
+                        let (number, col, line) = l.locate(b_start);
+                        let line_chars = line.chars().count();
+                        let len = l.whole[b_start..b_end.max(b_start)].chars().count();
+                        let end_col = (col + len).min(line_chars).max(col);
+                        Finding {
+                            rule,
+                            severity,
+                            pointer: l.pointer(number),
+                            start: col,
+                            end: end_col,
+                            excerpt: super::text::excerpt(line, col, end_col, redact),
+                            message,
+                        }
+                    }
+                };
+                out.push(finding)
+            }
         }
     }
 }
@@ -208,6 +298,8 @@ impl<'a> Walker<'_, 'a> {
             text: s,
             role,
             path: &self.path,
+            lines: None,
+            instructs_agent: false,
             secret_key,
             client_secret,
         };
