@@ -173,11 +173,13 @@ impl Upstream {
     }
 }
 
-fn serve_one(stream: TcpStream, log: &Mutex<Vec<Received>>) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
+/// Read one HTTP/1.1 request (request line, headers, a `Content-Length`
+/// body) from `stream`; `None` when the peer sent nothing.
+pub fn read_request(stream: &TcpStream) -> Option<Received> {
+    let mut reader = BufReader::new(stream.try_clone().ok()?);
     let mut line = String::new();
     if reader.read_line(&mut line).unwrap_or(0) == 0 {
-        return;
+        return None;
     }
     let mut parts = line.split_whitespace();
     let method = parts.next().unwrap_or_default().to_string();
@@ -199,13 +201,25 @@ fn serve_one(stream: TcpStream, log: &Mutex<Vec<Received>>) {
         .unwrap_or(0usize);
     let mut body = vec![0; len];
     let _ = reader.read_exact(&mut body);
-    let path = target.split('?').next().unwrap_or_default().to_string();
-    log.lock().unwrap().push(Received {
+    Some(Received {
         method,
         target,
         headers,
         body,
-    });
+    })
+}
+
+fn serve_one(stream: TcpStream, log: &Mutex<Vec<Received>>) {
+    let Some(request) = read_request(&stream) else {
+        return;
+    };
+    let path = request
+        .target
+        .split('?')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    log.lock().unwrap().push(request);
     let (status, ctype, answer): (&str, &str, Vec<u8>) = match path.as_str() {
         "/big" => ("200 OK", "text/plain", vec![b'x'; 11 * 1024 * 1024]),
         "/loop" => ("302 Found\r\nLocation: /loop", "text/plain", Vec::new()),
@@ -292,4 +306,77 @@ pub fn write(path: &Path, text: &str) {
         std::fs::create_dir_all(dir).unwrap();
     }
     std::fs::write(path, text).unwrap();
+}
+
+/// A file of the proxy tests' fixtures (tests/mcp/proxy/).
+pub fn proxy_fixture(name: &str) -> String {
+    workspace_root()
+        .join("tests/mcp/proxy")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// A project directory and its user, where the agent — the MCP Python
+/// SDK's `ClientSession` (tests/mcp/proxy/client.py) — talks to
+/// `toolreg mcp proxy`.
+pub struct ProxyProject {
+    pub user: User,
+    pub dir: tempfile::TempDir,
+    python: PathBuf,
+}
+
+impl ProxyProject {
+    pub fn new(sdk: &Sdk) -> ProxyProject {
+        ProxyProject {
+            user: User::new(),
+            dir: tempfile::tempdir().unwrap(),
+            python: sdk.python.clone(),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The SDK's Python, which also runs the Python upstreams.
+    pub fn python(&self) -> &Path {
+        &self.python
+    }
+
+    /// The agent running `plan` against `toolreg mcp proxy ARGS`, with
+    /// `env` added for the proxy and its upstream: the results of the
+    /// plan's steps, and the proxy's stderr.
+    pub fn agent(
+        &self,
+        args: &[String],
+        env: &[(&str, &str)],
+        plan: Value,
+    ) -> (Vec<Value>, String) {
+        let mut cmd = Command::new(&self.python);
+        cmd.arg(proxy_fixture("client.py"))
+            .args(["--", &crate::bin("toolreg").display().to_string()])
+            .args(["mcp", "proxy"])
+            .args(args)
+            .current_dir(self.root())
+            .env("HOME", self.user.home.path())
+            .env("TOOLREG_CONFIG_DIR", &self.user.config);
+        let run = run_client(cmd, env, &plan);
+        (run.out["results"].as_array().unwrap().clone(), run.stderr)
+    }
+
+    /// toolreg.lock, or "" when there is none.
+    pub fn lock(&self) -> String {
+        std::fs::read_to_string(self.root().join("toolreg.lock")).unwrap_or_default()
+    }
+
+    /// `toolreg ARGS` in the project.
+    pub fn toolreg(&self, args: &[&str]) -> crate::Run {
+        self.user.run(self.root(), args)
+    }
+}
+
+/// The tool names a plan's `list` step answered.
+pub fn listed_names(step: &Value) -> Vec<String> {
+    serde_json::from_value(step["names"].clone()).unwrap_or_else(|_| panic!("no names in {step}"))
 }

@@ -5,94 +5,55 @@
 //! hand-written server for exact messages (raw_server.py).
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use toolreg_e2e::mcp::{run_client, Sdk};
-use toolreg_e2e::{bin, workspace_root, User};
+use toolreg_e2e::mcp::{listed_names, proxy_fixture, ProxyProject, Sdk};
+use toolreg_e2e::User;
 
-fn fixture(name: &str) -> String {
-    workspace_root()
-        .join("tests/mcp/proxy")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-/// A project directory and the environment of the rug-pull server.
-struct Rug {
-    user: User,
-    dir: tempfile::TempDir,
-    python: PathBuf,
-}
+/// A project where the agent talks to `toolreg mcp proxy --pin rug` in
+/// front of the rug-pull server (tests/mcp/proxy/rug_server.py).
+struct Rug(ProxyProject);
 
 impl Rug {
     fn new(sdk: &Sdk) -> Rug {
-        Rug {
-            user: User::new(),
-            dir: tempfile::tempdir().unwrap(),
-            python: sdk.python.clone(),
-        }
+        Rug(ProxyProject::new(sdk))
     }
 
     fn root(&self) -> &Path {
-        self.dir.path()
+        self.0.root()
     }
 
-    fn env(&self) -> Vec<(String, String)> {
-        vec![
-            (
-                "RUG_FLAG".into(),
-                self.root().join("flag").display().to_string(),
-            ),
-            (
-                "RUG_CANCELLED".into(),
-                self.root().join("cancelled").display().to_string(),
-            ),
-        ]
-    }
-
-    /// The agent (client.py) running `plan` against `toolreg mcp proxy
-    /// --pin rug FLAGS -- rug_server.py`, with `env` for the server.
+    /// The agent running `plan` against `toolreg mcp proxy --pin rug FLAGS
+    /// -- rug_server.py`, with `env` for the server.
     fn session(&self, flags: &[&str], env: &[(&str, &str)], plan: Value) -> (Vec<Value>, String) {
-        let python = self.python.display().to_string();
-        let server = fixture("rug_server.py");
-        let toolreg = bin("toolreg").display().to_string();
-        let mut args = vec![
-            fixture("client.py"),
-            "--".into(),
-            toolreg,
-            "mcp".into(),
-            "proxy".into(),
-            "--pin".into(),
-            "rug".into(),
+        let flag = self.root().join("flag").display().to_string();
+        let cancelled = self.root().join("cancelled").display().to_string();
+        let mut all = vec![
+            ("RUG_FLAG", flag.as_str()),
+            ("RUG_CANCELLED", cancelled.as_str()),
         ];
+        all.extend_from_slice(env);
+        let mut args: Vec<String> = vec!["--pin".into(), "rug".into()];
         args.extend(flags.iter().map(|s| s.to_string()));
-        args.extend(["--".to_string(), python.clone(), server]);
-        let mut cmd = Command::new(&self.python);
-        cmd.args(&args)
-            .current_dir(self.root())
-            .envs(self.env())
-            .env("HOME", self.user.home.path())
-            .env("TOOLREG_CONFIG_DIR", &self.user.config);
-        let run = run_client(cmd, env, &plan);
-        (run.out["results"].as_array().unwrap().clone(), run.stderr)
+        args.extend([
+            "--".to_string(),
+            self.0.python().display().to_string(),
+            proxy_fixture("rug_server.py"),
+        ]);
+        self.0.agent(&args, &all, plan)
     }
 
     fn lock(&self) -> String {
-        std::fs::read_to_string(self.root().join("toolreg.lock")).unwrap_or_default()
+        self.0.lock()
     }
 
     fn toolreg(&self, args: &[&str]) -> toolreg_e2e::Run {
-        self.user.run(self.root(), args)
+        self.0.toolreg(args)
     }
-}
-
-fn names(v: &Value) -> Vec<String> {
-    serde_json::from_value(v["names"].clone()).unwrap()
 }
 
 #[test]
@@ -107,7 +68,7 @@ fn record_then_a_clean_session_then_a_rug_pull_is_withheld_until_accepted() {
         &[],
         json!({"steps": [{"op": "list"}, {"op": "call", "name": "add", "args": {"a": 2, "b": 3}}]}),
     );
-    assert!(names(&r[0]).is_empty(), "{r:?}");
+    assert!(listed_names(&r[0]).is_empty(), "{r:?}");
     assert!(
         r[1]["error"].as_str().unwrap().contains("it is not pinned"),
         "{r:?}"
@@ -116,7 +77,7 @@ fn record_then_a_clean_session_then_a_rug_pull_is_withheld_until_accepted() {
 
     // --record pins every tool (trust on first use).
     let (r, err) = rug.session(&["--record"], &[], json!({"steps": [{"op": "list"}]}));
-    assert_eq!(names(&r[0]), all, "{err}");
+    assert_eq!(listed_names(&r[0]), all, "{err}");
     let lock = rug.lock();
     assert!(
         lock.contains("[[server]]\nname = \"rug\"\ncommand = ["),
@@ -130,7 +91,7 @@ fn record_then_a_clean_session_then_a_rug_pull_is_withheld_until_accepted() {
         &[],
         json!({"steps": [{"op": "list"}, {"op": "call", "name": "add", "args": {"a": 2, "b": 3}}]}),
     );
-    assert_eq!(names(&r[0]), all, "{err}");
+    assert_eq!(listed_names(&r[0]), all, "{err}");
     assert_eq!(r[1]["text"], "5", "{r:?}");
     assert!(!err.contains("withheld"), "{err}");
 
@@ -146,7 +107,7 @@ fn record_then_a_clean_session_then_a_rug_pull_is_withheld_until_accepted() {
         ]}),
     );
     assert_eq!(r[1]["changed"], true, "{r:?}");
-    assert_eq!(names(&r[2]), ["crash", "pull_rug", "slow"], "{err}");
+    assert_eq!(listed_names(&r[2]), ["crash", "pull_rug", "slow"], "{err}");
     let refused = r[3]["error"].as_str().unwrap();
     assert!(
         refused.contains("`add`") && refused.contains("definition changed since it was pinned"),
@@ -197,7 +158,7 @@ fn record_then_a_clean_session_then_a_rug_pull_is_withheld_until_accepted() {
         &[],
         json!({"steps": [{"op": "list"}, {"op": "call", "name": "add", "args": {"a": 1, "b": 1}}]}),
     );
-    assert_eq!(names(&r[0]), all, "{err}");
+    assert_eq!(listed_names(&r[0]), all, "{err}");
     assert_eq!(r[1]["text"], "2");
 }
 
@@ -211,7 +172,7 @@ fn new_tools_are_withheld_and_poisoned_ones_blocked_even_when_recording() {
         &[("RUG_EXTRA", "1")],
         json!({"steps": [{"op": "list"}, {"op": "call", "name": "extra"}]}),
     );
-    assert!(!names(&r[0]).contains(&"extra".to_string()), "{r:?}");
+    assert!(!listed_names(&r[0]).contains(&"extra".to_string()), "{r:?}");
     assert!(r[1]["error"].as_str().unwrap().contains("it is not pinned"));
     assert!(
         err.contains("withheld extra of rug: it is not pinned"),
@@ -223,7 +184,10 @@ fn new_tools_are_withheld_and_poisoned_ones_blocked_even_when_recording() {
         &[("RUG_POISON", "1")],
         json!({"steps": [{"op": "list"}, {"op": "call", "name": "hidden"}]}),
     );
-    assert!(!names(&r[0]).contains(&"hidden".to_string()), "{r:?}");
+    assert!(
+        !listed_names(&r[0]).contains(&"hidden".to_string()),
+        "{r:?}"
+    );
     assert!(
         r[1]["error"].as_str().unwrap().contains("block rule(s) U1"),
         "{r:?}"
@@ -288,7 +252,7 @@ impl Raw {
         if record {
             args.push("--record");
         }
-        let server = fixture("raw_server.py");
+        let server = proxy_fixture("raw_server.py");
         args.extend(["--", "python3", &server]);
         let mut child = user
             .command(dir.path(), &args)

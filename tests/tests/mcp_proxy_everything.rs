@@ -6,19 +6,12 @@
 //! the progress of its long-running tool and a cancellation passing
 //! through.
 
-use std::process::Command;
-
 use serde_json::{json, Value};
-use toolreg_e2e::mcp::{run_client, Sdk};
-use toolreg_e2e::{bin, workspace_root, User};
+use toolreg_e2e::mcp::{listed_names, ProxyProject, Sdk};
 
-fn session(
-    sdk: &Sdk,
-    user: &User,
-    root: &std::path::Path,
-    flags: &[&str],
-    plan: Value,
-) -> (Vec<Value>, String) {
+/// The agent running `plan` against `toolreg mcp proxy --pin everything
+/// FLAGS -- node server-everything stdio` in `project`.
+fn session(sdk: &Sdk, project: &ProxyProject, flags: &[&str], plan: Value) -> (Vec<Value>, String) {
     let server = sdk
         .node
         .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
@@ -27,42 +20,33 @@ fn session(
         "server-everything is not installed at {}",
         server.display()
     );
-    let mut cmd = Command::new(&sdk.python);
-    cmd.arg(workspace_root().join("tests/mcp/proxy/client.py"))
-        .args(["--", &bin("toolreg").display().to_string()])
-        .args(["mcp", "proxy", "--pin", "everything"])
-        .args(flags)
-        .args(["--", "node", &server.display().to_string(), "stdio"])
-        .current_dir(root)
-        .env("HOME", user.home.path())
-        .env("TOOLREG_CONFIG_DIR", &user.config);
-    let run = run_client(cmd, &[], &plan);
-    (run.out["results"].as_array().unwrap().clone(), run.stderr)
-}
-
-fn names(v: &Value) -> Vec<String> {
-    serde_json::from_value(v["names"].clone()).unwrap_or_else(|_| panic!("no names in {v}"))
+    let mut args: Vec<String> = vec!["--pin".into(), "everything".into()];
+    args.extend(flags.iter().map(|s| s.to_string()));
+    args.extend([
+        "--".into(),
+        "node".into(),
+        server.display().to_string(),
+        "stdio".into(),
+    ]);
+    project.agent(&args, &[], plan)
 }
 
 #[test]
 fn server_everything_is_recorded_then_proxied_with_progress_and_cancellation() {
     let Some(sdk) = Sdk::find() else { return };
-    let user = User::new();
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
+    let project = ProxyProject::new(&sdk);
 
     let (r, err) = session(
         &sdk,
-        &user,
-        root,
+        &project,
         &["--record"],
         json!({"steps": [{"op": "list"}]}),
     );
-    let recorded = names(&r[0]);
+    let recorded = listed_names(&r[0]);
     for tool in ["echo", "get-sum", "trigger-long-running-operation"] {
         assert!(recorded.contains(&tool.to_string()), "{recorded:?}\n{err}");
     }
-    let lock = std::fs::read_to_string(root.join("toolreg.lock")).unwrap();
+    let lock = project.lock();
     assert!(
         lock.contains("name = \"everything\"\ncommand = [\"node\", "),
         "{lock}"
@@ -71,8 +55,7 @@ fn server_everything_is_recorded_then_proxied_with_progress_and_cancellation() {
 
     let (r, err) = session(
         &sdk,
-        &user,
-        root,
+        &project,
         &[],
         json!({"steps": [
             {"op": "list"},
@@ -85,7 +68,7 @@ fn server_everything_is_recorded_then_proxied_with_progress_and_cancellation() {
         ]}),
     );
     assert_eq!(
-        names(&r[0]),
+        listed_names(&r[0]),
         recorded,
         "a clean session lists what was recorded\n{err}"
     );

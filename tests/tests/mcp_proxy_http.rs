@@ -7,29 +7,13 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use toolreg_e2e::mcp::{run_client, Sdk};
-use toolreg_e2e::{bin, workspace_root, User};
-
-fn fixture(name: &str) -> String {
-    workspace_root()
-        .join("tests/mcp/proxy")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+use toolreg_e2e::mcp::{listed_names, proxy_fixture, read_request, ProxyProject, Sdk};
+use toolreg_e2e::{free_port, User};
 
 /// The rug pull server over Streamable HTTP, stopped when dropped.
 struct HttpRug {
@@ -41,7 +25,7 @@ impl HttpRug {
     fn start(python: &Path, root: &Path, json_answers: bool) -> HttpRug {
         let port = free_port();
         let mut cmd = Command::new(python);
-        cmd.arg(fixture("rug_server.py"))
+        cmd.arg(proxy_fixture("rug_server.py"))
             .env("RUG_FLAG", root.join("flag"))
             .env("RUG_CANCELLED", root.join("cancelled"))
             .env("RUG_HTTP_PORT", port.to_string())
@@ -79,47 +63,12 @@ impl Drop for HttpRug {
 }
 
 /// A project directory and its user.
-struct Project {
-    user: User,
-    dir: tempfile::TempDir,
-    python: PathBuf,
-}
-
-impl Project {
-    fn new(sdk: &Sdk) -> Project {
-        Project {
-            user: User::new(),
-            dir: tempfile::tempdir().unwrap(),
-            python: sdk.python.clone(),
-        }
-    }
-
-    fn root(&self) -> &Path {
-        self.dir.path()
-    }
-
-    /// The agent (client.py) running `plan` against `toolreg mcp proxy
-    /// --pin rug --url URL FLAGS`.
-    fn session(&self, url: &str, flags: &[&str], plan: Value) -> (Vec<Value>, String) {
-        let mut cmd = Command::new(&self.python);
-        cmd.arg(fixture("client.py"))
-            .args(["--", &bin("toolreg").display().to_string()])
-            .args(["mcp", "proxy", "--pin", "rug", "--url", url])
-            .args(flags)
-            .current_dir(self.root())
-            .env("HOME", self.user.home.path())
-            .env("TOOLREG_CONFIG_DIR", &self.user.config);
-        let run = run_client(cmd, &[], &plan);
-        (run.out["results"].as_array().unwrap().clone(), run.stderr)
-    }
-
-    fn lock(&self) -> String {
-        std::fs::read_to_string(self.root().join("toolreg.lock")).unwrap_or_default()
-    }
-}
-
-fn names(v: &Value) -> Vec<String> {
-    serde_json::from_value(v["names"].clone()).unwrap_or_else(|_| panic!("no names in {v}"))
+/// The agent running `plan` against `toolreg mcp proxy --pin rug --url URL
+/// FLAGS` in `project`.
+fn session(project: &ProxyProject, url: &str, flags: &[&str], plan: Value) -> (Vec<Value>, String) {
+    let mut args: Vec<String> = ["--pin", "rug", "--url", url].map(String::from).to_vec();
+    args.extend(flags.iter().map(|s| s.to_string()));
+    project.agent(&args, &[], plan)
 }
 
 const ALL: [&str; 4] = ["add", "crash", "pull_rug", "slow"];
@@ -127,14 +76,19 @@ const ALL: [&str; 4] = ["add", "crash", "pull_rug", "slow"];
 #[test]
 fn an_http_server_is_recorded_checked_rug_pulled_and_its_death_ends_the_session() {
     let Some(sdk) = Sdk::find() else { return };
-    let project = Project::new(&sdk);
+    let project = ProxyProject::new(&sdk);
     let mut rug = HttpRug::start(&sdk.python, project.root(), false);
 
     // Without pins nothing gets through; --record pins the URL's tools.
-    let (r, err) = project.session(&rug.url, &[], json!({"steps": [{"op": "list"}]}));
-    assert!(names(&r[0]).is_empty(), "{r:?}\n{err}");
-    let (r, err) = project.session(&rug.url, &["--record"], json!({"steps": [{"op": "list"}]}));
-    assert_eq!(names(&r[0]), ALL, "{err}");
+    let (r, err) = session(&project, &rug.url, &[], json!({"steps": [{"op": "list"}]}));
+    assert!(listed_names(&r[0]).is_empty(), "{r:?}\n{err}");
+    let (r, err) = session(
+        &project,
+        &rug.url,
+        &["--record"],
+        json!({"steps": [{"op": "list"}]}),
+    );
+    assert_eq!(listed_names(&r[0]), ALL, "{err}");
     let lock = project.lock();
     assert!(
         lock.contains(&format!(
@@ -146,7 +100,8 @@ fn an_http_server_is_recorded_checked_rug_pulled_and_its_death_ends_the_session(
     assert!(lock.contains("tools = { add = \"sha256:"), "{lock}");
 
     // A clean session: calls, progress and cancellation pass through.
-    let (r, err) = project.session(
+    let (r, err) = session(
+        &project,
         &rug.url,
         &[],
         json!({"steps": [
@@ -157,7 +112,7 @@ fn an_http_server_is_recorded_checked_rug_pulled_and_its_death_ends_the_session(
             {"op": "call", "name": "add", "args": {"a": 2, "b": 2}},
         ]}),
     );
-    assert_eq!(names(&r[0]), ALL, "{err}");
+    assert_eq!(listed_names(&r[0]), ALL, "{err}");
     assert_eq!(r[1]["text"], "5", "{r:?}\n{err}");
     assert_eq!(r[2]["text"], "done", "{r:?}");
     assert_eq!(r[2]["progress"].as_array().unwrap().len(), 3, "{r:?}");
@@ -173,7 +128,8 @@ fn an_http_server_is_recorded_checked_rug_pulled_and_its_death_ends_the_session(
 
     // The rug pull: tools/list_changed comes on the server's GET stream,
     // the proxy checks again, `add` is withheld and its call refused.
-    let (r, err) = project.session(
+    let (r, err) = session(
+        &project,
         &rug.url,
         &[],
         json!({"steps": [
@@ -184,7 +140,7 @@ fn an_http_server_is_recorded_checked_rug_pulled_and_its_death_ends_the_session(
         ]}),
     );
     assert_eq!(r[1]["changed"], true, "{r:?}\n{err}");
-    assert_eq!(names(&r[2]), ["crash", "pull_rug", "slow"], "{err}");
+    assert_eq!(listed_names(&r[2]), ["crash", "pull_rug", "slow"], "{err}");
     let refused = r[3]["error"].as_str().unwrap_or_default();
     assert!(
         refused.contains("`add`") && refused.contains("definition changed since it was pinned"),
@@ -197,7 +153,8 @@ fn an_http_server_is_recorded_checked_rug_pulled_and_its_death_ends_the_session(
     );
 
     // The server dies mid-call: the call gets an error, the session ends.
-    let (r, err) = project.session(
+    let (r, err) = session(
+        &project,
         &rug.url,
         &[],
         json!({"steps": [{"op": "call", "name": "crash"}, {"op": "list"}]}),
@@ -212,7 +169,7 @@ fn an_http_server_is_recorded_checked_rug_pulled_and_its_death_ends_the_session(
         "{err}"
     );
     // And with it gone, the next session can't start.
-    let (r, err) = project.session(&rug.url, &[], json!({"steps": [{"op": "list"}]}));
+    let (r, err) = session(&project, &rug.url, &[], json!({"steps": [{"op": "list"}]}));
     assert!(
         err.contains("could not connect") && err.contains(&rug.url),
         "{r:?}\n{err}"
@@ -222,24 +179,33 @@ fn an_http_server_is_recorded_checked_rug_pulled_and_its_death_ends_the_session(
 #[test]
 fn a_server_answering_json_bodies_is_proxied_the_same() {
     let Some(sdk) = Sdk::find() else { return };
-    let project = Project::new(&sdk);
+    let project = ProxyProject::new(&sdk);
     let rug = HttpRug::start(&sdk.python, project.root(), true);
-    let (r, err) = project.session(&rug.url, &["--record"], json!({"steps": [{"op": "list"}]}));
-    assert_eq!(names(&r[0]), ALL, "{err}");
+    let (r, err) = session(
+        &project,
+        &rug.url,
+        &["--record"],
+        json!({"steps": [{"op": "list"}]}),
+    );
+    assert_eq!(listed_names(&r[0]), ALL, "{err}");
     // The same definitions as over stdio: the fingerprints don't depend on
     // the transport (the stdio session runs the same server).
     let python = sdk.python.display().to_string();
-    let stdio = Project::new(&sdk);
-    let mut cmd = Command::new(&sdk.python);
-    cmd.arg(fixture("client.py"))
-        .args(["--", &bin("toolreg").display().to_string()])
-        .args(["mcp", "proxy", "--pin", "rug", "--record", "--"])
-        .args([python.as_str(), &fixture("rug_server.py")])
-        .current_dir(stdio.root())
-        .env("RUG_FLAG", stdio.root().join("flag"))
-        .env("HOME", stdio.user.home.path())
-        .env("TOOLREG_CONFIG_DIR", &stdio.user.config);
-    run_client(cmd, &[], &json!({"steps": [{"op": "list"}]}));
+    let stdio = ProxyProject::new(&sdk);
+    let flag = stdio.root().join("flag").display().to_string();
+    stdio.agent(
+        &[
+            "--pin",
+            "rug",
+            "--record",
+            "--",
+            python.as_str(),
+            &proxy_fixture("rug_server.py"),
+        ]
+        .map(String::from),
+        &[("RUG_FLAG", flag.as_str())],
+        json!({"steps": [{"op": "list"}]}),
+    );
     let tools = |lock: &str| {
         lock.lines()
             .find(|l| l.starts_with("tools = "))
@@ -248,7 +214,8 @@ fn a_server_answering_json_bodies_is_proxied_the_same() {
     };
     assert_eq!(tools(&project.lock()), tools(&stdio.lock()));
     assert!(!tools(&project.lock()).is_empty());
-    let (r, err) = project.session(
+    let (r, err) = session(
+        &project,
         &rug.url,
         &[],
         json!({"steps": [
@@ -406,27 +373,16 @@ fn scripted_endpoint() -> (String, std::sync::Arc<std::sync::Mutex<Vec<Seen>>>) 
     let log = seen.clone();
     std::thread::spawn(move || {
         for mut stream in listener.incoming().flatten() {
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut first = String::new();
-            reader.read_line(&mut first).unwrap_or(0);
-            let method = first.split(' ').next().unwrap_or_default().to_string();
-            let mut headers = Vec::new();
-            loop {
-                let mut h = String::new();
-                if reader.read_line(&mut h).unwrap_or(0) == 0 || h.trim().is_empty() {
-                    break;
-                }
-                if let Some((k, v)) = h.trim_end().split_once(':') {
-                    headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
-                }
-            }
-            let len = headers
-                .iter()
-                .find(|(k, _)| k == "content-length")
-                .and_then(|(_, v)| v.parse().ok())
-                .unwrap_or(0usize);
-            let mut body = vec![0; len];
-            let _ = reader.read_exact(&mut body);
+            let Some(request) = read_request(&stream) else {
+                continue;
+            };
+            let method = request.method;
+            let headers: Vec<(String, String)> = request
+                .headers
+                .into_iter()
+                .map(|(k, v)| (k.to_ascii_lowercase(), v))
+                .collect();
+            let body = request.body;
             let body = String::from_utf8_lossy(&body).into_owned();
             let msg: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
             // The id exactly as sent, without a JSON number round trip.
