@@ -293,7 +293,7 @@ impl ToolView {
                 downloads: v.downloads,
                 yanked: v.yanked,
                 blocked: v.blocked,
-                deprecated: v.deprecated.is_some(),
+                deprecated: v.deprecation().is_some(),
             })
             .collect();
         let description = if tool.description.trim().is_empty() {
