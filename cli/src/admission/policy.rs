@@ -353,6 +353,16 @@ mod tests {
     }
 
     #[test]
+    fn reads_deny_deprecated_with_its_line() {
+        let p = policy("[policy]\nallow = [\"http\"]\ndeny_deprecated = true\n").unwrap();
+        assert_eq!(p.deny_deprecated.as_deref(), Some("toolreg.toml:3"));
+        let p = policy("[policy]\ndeny_deprecated = false\n").unwrap();
+        assert_eq!(p.deny_deprecated, None);
+        let err = policy("[policy]\ndeny_deprecated = \"yes\"\n").unwrap_err();
+        assert!(err.contains("policy.deny_deprecated"), "{err}");
+    }
+
+    #[test]
     fn reads_accept_findings_and_names_bad_rules() {
         let p =
             policy("[policy]\nallow = [\"http\"]\naccept_findings = [\"p4\", \"P3\", \"P4\"]\n")

@@ -360,6 +360,18 @@ mod tests {
     }
 
     #[test]
+    fn a_stored_deprecation_reads_leniently() {
+        let d = super::deprecation_of(Some(r#"{"message":"old","successor":"b","req":"<2"}"#))
+            .expect("parses");
+        assert_eq!(
+            (d.message.as_str(), d.successor.as_deref()),
+            ("old", Some("b"))
+        );
+        assert_eq!(super::deprecation_of(None), None);
+        assert_eq!(super::deprecation_of(Some("not json")), None);
+    }
+
+    #[test]
     fn refusals_name_the_version_and_the_reason() {
         let blocked = VersionState::Blocked {
             reason: Some("tier too low".into()),
