@@ -146,6 +146,10 @@ pub struct EncodableVersionSummary {
     pub quarantined: bool,
     #[serde(default)]
     pub quarantine_reason: Option<String>,
+    /// The owners' deprecation of the version (advice: it is still served
+    /// and resolved); null when it is not deprecated.
+    #[serde(default)]
+    pub deprecated: Option<EncodableDeprecation>,
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub execution: ExecutionKind,
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
@@ -174,6 +178,10 @@ pub struct EncodableTool {
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub execution: Option<ExecutionKind>,
     pub latest_version: Option<String>,
+    /// The deprecation of `latest_version`, the version the tool is listed
+    /// under (null when it is not deprecated).
+    #[serde(default)]
+    pub deprecated: Option<EncodableDeprecation>,
     pub downloads: i64,
     pub created_at: String,
     pub updated_at: String,
@@ -228,6 +236,10 @@ pub struct EncodableVersion {
     pub quarantined: bool,
     #[serde(default)]
     pub quarantine_reason: Option<String>,
+    /// The owners' deprecation of the version (advice: it is still served
+    /// and resolved); null when it is not deprecated.
+    #[serde(default)]
+    pub deprecated: Option<EncodableDeprecation>,
     pub published_at: String,
     pub downloads: i64,
     /// The publisher, with the tier the version was published with.
@@ -293,6 +305,52 @@ pub struct Resolved {
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub execution: ExecutionKind,
     pub download_url: String,
+}
+
+/// An owner's deprecation of a version: advice not to choose it any more,
+/// with why and, optionally, the tool to use instead. A deprecated version
+/// is still downloaded, resolved and served.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EncodableDeprecation {
+    /// Why, in at most 500 characters.
+    pub message: String,
+    /// An existing tool to use instead.
+    #[serde(default)]
+    pub successor: Option<String>,
+    /// The SemVer requirement the deprecation was set for (`<2.0.0`); null
+    /// when it was set for the whole tool.
+    #[serde(default)]
+    pub req: Option<String>,
+}
+
+/// Body of `PUT /api/v1/tools/{name}/deprecation`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DeprecationRequest {
+    /// Why, in 1 to 500 characters.
+    pub message: String,
+    /// An existing tool to use instead (not the tool itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub successor: Option<String>,
+    /// Deprecate only the versions matching this SemVer requirement
+    /// (default: every version of the tool).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub req: Option<String>,
+}
+
+/// Answer to `PUT` and `DELETE /api/v1/tools/{name}/deprecation`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DeprecationChange {
+    pub name: String,
+    /// The deprecation set (null when it was lifted).
+    pub deprecated: Option<EncodableDeprecation>,
+    /// The versions the request applied to, newest first (those already in
+    /// the state asked for included).
+    pub versions: Vec<String>,
+    /// How many of them changed.
+    pub changed: usize,
 }
 
 /// Answer to yank and unyank.

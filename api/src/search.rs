@@ -50,6 +50,9 @@ pub struct SearchHit {
     pub updated_at: String,
     pub blocked: bool,
     pub blocked_reason: Option<String>,
+    /// The listed version's deprecation (null when it is not deprecated).
+    #[serde(default)]
+    pub deprecated: Option<crate::EncodableDeprecation>,
     /// How many definition lint findings the listed version carries (0:
     /// clean; more: flagged).
     #[serde(default)]

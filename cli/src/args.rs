@@ -181,6 +181,27 @@ pub enum Command {
         #[arg(long)]
         undo: bool,
     },
+    /// Deprecate a tool, or its versions matching a requirement, with a
+    /// message and a successor (they still install: it is advice), or undo it.
+    Deprecate {
+        /// NAME, or NAME@REQ for the versions matching REQ (e.g. `calc@<2.0.0`).
+        #[arg(value_parser = parse_name_req, value_name = "NAME[@REQ]")]
+        spec: (String, Option<VersionReq>),
+        /// Why, in 1 to 500 characters (shown wherever the version is chosen).
+        #[arg(
+            long,
+            value_name = "TEXT",
+            required_unless_present = "undo",
+            conflicts_with = "undo"
+        )]
+        message: Option<String>,
+        /// An existing tool to use instead.
+        #[arg(long, value_name = "NAME", conflicts_with = "undo")]
+        successor: Option<String>,
+        /// Lift the deprecation (of the versions matching REQ, or of every one).
+        #[arg(long)]
+        undo: bool,
+    },
     /// Report a version to the registry's administrators (e.g. a poisoned
     /// description); rate-limited.
     Report {

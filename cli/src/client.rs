@@ -11,10 +11,11 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE};
 use reqwest::Method;
 use serde::de::DeserializeOwned;
 use toolreg_api::{
-    Attestation, EncodableReport, EncodableTool, EncodableTrustedPublisher, EncodableVersion, Me,
-    NewTrustedPublisherRequest, OidcExchangeRequest, OidcExchanged, OwnerInvitations, Owners,
-    OwnersChange, ProblemBody, PublishedVersion, QuarantineState, ReasonRequest, Resolved,
-    SearchAnswer, TrustedPublisherList, VersionDiff, YankState,
+    Attestation, DeprecationChange, DeprecationRequest, EncodableReport, EncodableTool,
+    EncodableTrustedPublisher, EncodableVersion, Me, NewTrustedPublisherRequest,
+    OidcExchangeRequest, OidcExchanged, OwnerInvitations, Owners, OwnersChange, ProblemBody,
+    PublishedVersion, QuarantineState, ReasonRequest, Resolved, SearchAnswer, TrustedPublisherList,
+    VersionDiff, YankState,
 };
 
 use crate::error::{ApiError, Error, Result};
@@ -314,6 +315,40 @@ impl Client {
             ),
         };
         let (url, rb) = rb;
+        let response = self.send(&action, &url, rb)?;
+        Self::json(&url, response)
+    }
+
+    /// Deprecate `name`'s versions matching `req` (every one when `None`)
+    /// with `message` and `successor`, or lift their deprecation when
+    /// `message` is `None`; owners only.
+    pub fn deprecate(
+        &self,
+        name: &str,
+        req: Option<&str>,
+        message: Option<&str>,
+        successor: Option<&str>,
+    ) -> Result<DeprecationChange> {
+        let path = format!("/api/v1/tools/{}/deprecation", seg(name));
+        let (action, url, rb) = match message {
+            Some(message) => {
+                let (url, rb) = self.request(Method::PUT, &path, true)?;
+                let rb = rb.json(&DeprecationRequest {
+                    message: message.to_string(),
+                    successor: successor.map(str::to_string),
+                    req: req.map(str::to_string),
+                });
+                (format!("deprecating {name}"), url, rb)
+            }
+            None => {
+                let (url, rb) = self.request(Method::DELETE, &path, true)?;
+                let rb = match req {
+                    Some(req) => rb.query(&[("req", req)]),
+                    None => rb,
+                };
+                (format!("lifting the deprecation of {name}"), url, rb)
+            }
+        };
         let response = self.send(&action, &url, rb)?;
         Self::json(&url, response)
     }

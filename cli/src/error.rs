@@ -127,6 +127,17 @@ pub enum Error {
         url: String,
     },
 
+    /// The project's `[policy] deny_deprecated` refuses a version its owners
+    /// deprecated.
+    #[error("{name} {version} is deprecated by its owners: {message}{}; this project's policy refuses deprecated versions ({location}: deny_deprecated = true)", successor_hint(.successor))]
+    Deprecated {
+        name: String,
+        version: String,
+        message: String,
+        successor: Option<String>,
+        location: String,
+    },
+
     /// The project's `[policy] allow` forbids a tool's execution kind.
     #[error("{name} {version} is a `{kind}` tool, which this project's policy does not allow ({location}: {line})")]
     Policy {
@@ -268,6 +279,13 @@ fn count_things(n: usize, what: &str) -> String {
     }
 }
 
+fn successor_hint(successor: &Option<String>) -> String {
+    match successor {
+        Some(s) => format!(" (its successor is {s})"),
+        None => String::new(),
+    }
+}
+
 fn title_suffix(title: &Option<String>) -> String {
     match title {
         Some(t) if !t.is_empty() => format!(" {t}"),
@@ -305,6 +323,10 @@ impl Error {
             Error::Findings { details, .. } => details.clone(),
             Error::Unconfirmed { pins, .. } => pins.clone(),
             Error::Attestation { .. } => vec!["nothing was pinned or installed".to_string()],
+            Error::Deprecated { name, successor, .. } => vec![match successor {
+                Some(s) => format!("nothing was pinned or installed: `toolreg add {s}` pins its successor, or `toolreg update {name}` moves to a version that is not deprecated"),
+                None => format!("nothing was pinned or installed: `toolreg update {name}` moves to a version that is not deprecated, if there is one"),
+            }],
             Error::NoProvenance { .. } => vec![
                 "it was not published from CI through trusted publishing; nothing was pinned or installed".to_string(),
             ],
@@ -330,6 +352,9 @@ impl Error {
         }
         if let Error::Findings { rules, .. } = self {
             v["rules"] = serde_json::json!(rules);
+        }
+        if let Error::Deprecated { successor, .. } = self {
+            v["successor"] = serde_json::json!(successor);
         }
         if let Error::Invalid { problems, .. } = self {
             v["problems"] = serde_json::json!(problems);

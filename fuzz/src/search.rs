@@ -55,6 +55,7 @@ fn doc(
             .unwrap_or_default(),
         blocked: false,
         blocked_reason: None,
+        deprecated: None,
         findings: 0,
         provenance: false,
     }

@@ -77,6 +77,7 @@ fn documents(tools: &[Tool]) -> Vec<SearchDoc> {
             updated_at: at + TimeDelta::seconds(i as i64 + 1),
             blocked: false,
             blocked_reason: None,
+            deprecated: None,
             findings: 0,
             provenance: false,
         })

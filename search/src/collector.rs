@@ -7,15 +7,18 @@
 //!   read per match, one increment per value), not from fast-field string
 //!   columns.
 //! * The order is a 128-bit rank per match — the sort value (the score,
-//!   downloads or update time, mapped so that larger is better) above the
-//!   inverted name ordinal — so the top-k test is one integer comparison,
+//!   downloads or update time, mapped so that larger is better) above one
+//!   bit that is set for a tool that is not deprecated, above the inverted
+//!   name ordinal — so the top-k test is one integer comparison,
 //!   and the name column is read only for matches that reach the current
 //!   k-th value. Name ordinals follow the name order within a segment;
 //!   across segments the merge ([`merge_top`]) compares names, read from the
 //!   hit records of the few candidates.
-//! * The ordering is exactly tantivy's `order_by((key, Desc), (name, Asc))`
-//!   that it replaces: scores come from the same `Weight::for_each`, and
-//!   registry names are unique among live documents, so there are no ties.
+//! * The ordering is tantivy's `order_by((key, Desc), (name, Asc))` that it
+//!   replaced, except that among matches of an equal sort value deprecated
+//!   tools come last (sorted by name, the order is the name's alone): scores
+//!   come from the same `Weight::for_each`, and registry names are unique
+//!   among live documents, so there are no ties.
 
 use std::sync::Arc;
 
@@ -52,7 +55,15 @@ const BLOCK: usize = tantivy::COLLECT_BLOCK_BUFFER_LEN;
 
 /// Bit of the rank that says the sort value exists (tantivy puts documents
 /// without one last in a descending order).
-const PRESENT: u128 = 1 << 96;
+const PRESENT: u128 = 1 << 97;
+/// Where the sort value sits in the rank (a 64-bit value below [`PRESENT`]).
+const VALUE_SHIFT: u32 = 33;
+/// Bit of the rank set for a tool that is not deprecated: below the sort
+/// value, above the name, so a deprecated tool comes after every equal match.
+const NOT_DEPRECATED: u128 = 1 << 32;
+/// Everything of a rank below the sort value (the deprecation bit and the
+/// name): the best rank a match of a given sort value can reach.
+const BELOW_VALUE: u128 = (1 << VALUE_SHIFT) - 1;
 
 pub(crate) struct PageSegmentCollector {
     segment_ord: SegmentOrdinal,
@@ -123,6 +134,17 @@ fn score_bits(score: Score) -> u64 {
 }
 
 impl PageSegmentCollector {
+    /// [`NOT_DEPRECATED`] for a tool that is not deprecated; sorted by name
+    /// the bit is left out, so the order is the names'.
+    #[inline]
+    fn standing(&self, doc: DocId) -> u128 {
+        if self.sort == SearchSort::Name || self.table.deprecated.first(doc) == Some(1) {
+            0
+        } else {
+            NOT_DEPRECATED
+        }
+    }
+
     #[inline]
     fn name_rank(&self, doc: DocId) -> u128 {
         // Smaller ordinals (names) first; a document without a name first,
@@ -147,27 +169,21 @@ impl SegmentCollector for PageSegmentCollector {
             return;
         }
         let high = match self.sort {
-            SearchSort::Relevance => PRESENT | u128::from(score_bits(score)) << 32,
+            SearchSort::Relevance => PRESENT | u128::from(score_bits(score)) << VALUE_SHIFT,
             SearchSort::Downloads => self
                 .table
                 .downloads
                 .first(doc)
-                .map_or(0, |v| PRESENT | u128::from(v) << 32),
-            SearchSort::Recent => self
-                .table
-                .updated_at
-                .first(doc)
-                .map_or(0, |v| PRESENT | u128::from((v as u64) ^ (1 << 63)) << 32),
+                .map_or(0, |v| PRESENT | u128::from(v) << VALUE_SHIFT),
+            SearchSort::Recent => self.table.updated_at.first(doc).map_or(0, |v| {
+                PRESENT | u128::from((v as u64) ^ (1 << 63)) << VALUE_SHIFT
+            }),
             SearchSort::Name => 0,
         };
-        if self
-            .top
-            .threshold
-            .is_some_and(|t| high | u128::from(u32::MAX) <= t)
-        {
+        if self.top.threshold.is_some_and(|t| high | BELOW_VALUE <= t) {
             return;
         }
-        let rank = high | self.name_rank(doc);
+        let rank = high | self.standing(doc) | self.name_rank(doc);
         self.top.push(rank, doc);
     }
 
@@ -197,7 +213,7 @@ impl SegmentCollector for PageSegmentCollector {
                     .downloads
                     .first_vals(docs, &mut values[..docs.len()]);
                 for (high, v) in highs.iter_mut().zip(values) {
-                    *high = v.map_or(0, |v| PRESENT | u128::from(v) << 32);
+                    *high = v.map_or(0, |v| PRESENT | u128::from(v) << VALUE_SHIFT);
                 }
             }
             SearchSort::Recent => {
@@ -206,20 +222,18 @@ impl SegmentCollector for PageSegmentCollector {
                     .updated_at
                     .first_vals(docs, &mut values[..docs.len()]);
                 for (high, v) in highs.iter_mut().zip(values) {
-                    *high = v.map_or(0, |v| PRESENT | u128::from((v as u64) ^ (1 << 63)) << 32);
+                    *high = v.map_or(0, |v| {
+                        PRESENT | u128::from((v as u64) ^ (1 << 63)) << VALUE_SHIFT
+                    });
                 }
             }
             SearchSort::Name | SearchSort::Relevance => {}
         }
         for (&doc, &high) in docs.iter().zip(&highs) {
-            if self
-                .top
-                .threshold
-                .is_some_and(|t| high | u128::from(u32::MAX) <= t)
-            {
+            if self.top.threshold.is_some_and(|t| high | BELOW_VALUE <= t) {
                 continue;
             }
-            let rank = high | self.name_rank(doc);
+            let rank = high | self.standing(doc) | self.name_rank(doc);
             self.top.push(rank, doc);
         }
     }

@@ -34,6 +34,10 @@ pub struct SearchDoc {
     pub updated_at: DateTime<Utc>,
     pub blocked: bool,
     pub blocked_reason: Option<String>,
+    /// The indexed version's deprecation by its owners: shown in hits,
+    /// filtered on (`deprecated=true|false`), and ranked below equal matches.
+    #[serde(default)]
+    pub deprecated: Option<toolreg_api::EncodableDeprecation>,
     /// How many definition lint findings the indexed version carries (0:
     /// clean; more: flagged).
     #[serde(default)]
@@ -65,6 +69,7 @@ impl SearchDoc {
             updated_at,
             blocked: false,
             blocked_reason: None,
+            deprecated: None,
             findings: 0,
             provenance: false,
         }

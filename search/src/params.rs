@@ -105,6 +105,7 @@ pub struct SearchRequest {
     pub tier: Option<String>,
     pub findings: Option<String>,
     pub provenance: Option<String>,
+    pub deprecated: Option<String>,
     pub sort: Option<String>,
     /// `page` and `per_page`, as every paginated list takes them.
     #[serde(flatten)]
@@ -128,6 +129,9 @@ pub struct SearchParams {
     /// Only tools whose listed version has (`true`) or lacks (`false`) CI
     /// provenance from trusted publishing.
     pub provenance: Option<bool>,
+    /// Only tools whose listed version is (`true`) or is not (`false`)
+    /// deprecated by its owners.
+    pub deprecated: Option<bool>,
     pub sort: SearchSort,
     /// 1-based page number.
     pub page: usize,
@@ -145,6 +149,7 @@ impl Default for SearchParams {
             tier: None,
             findings: None,
             provenance: None,
+            deprecated: None,
             sort: SearchSort::Relevance,
             page: 1,
             per_page: DEFAULT_PER_PAGE,
@@ -171,6 +176,7 @@ impl SearchParams {
             && self.tier.is_none()
             && self.findings.is_none()
             && self.provenance.is_none()
+            && self.deprecated.is_none()
     }
 
     /// Checks every limit; used by [`SearchRequest::parse`] and by
@@ -224,6 +230,20 @@ fn clip(s: &str) -> String {
     out
 }
 
+/// A `true`/`false` parameter (`None` when missing or blank); anything else
+/// is an error naming `param`.
+fn flag(param: &str, value: &Option<String>) -> Result<Option<bool>, SearchError> {
+    match present(value) {
+        None => Ok(None),
+        Some("true") => Ok(Some(true)),
+        Some("false") => Ok(Some(false)),
+        Some(other) => Err(SearchError::bad(
+            param,
+            format!("unknown value `{}`; use true or false", clip(other)),
+        )),
+    }
+}
+
 /// `None` for a missing or blank parameter, else the trimmed value.
 fn present(value: &Option<String>) -> Option<&str> {
     value.as_deref().map(str::trim).filter(|v| !v.is_empty())
@@ -272,17 +292,8 @@ impl SearchRequest {
             None => None,
             Some(v) => Some(v.parse::<FindingsFilter>()?),
         };
-        let provenance = match present(&self.provenance) {
-            None => None,
-            Some("true") => Some(true),
-            Some("false") => Some(false),
-            Some(other) => {
-                return Err(SearchError::bad(
-                    "provenance",
-                    format!("unknown value `{}`; use true or false", clip(other)),
-                ))
-            }
-        };
+        let provenance = flag("provenance", &self.provenance)?;
+        let deprecated = flag("deprecated", &self.deprecated)?;
         let sort = match present(&self.sort) {
             None => SearchSort::Relevance,
             Some(v) => v.parse()?,
@@ -300,6 +311,7 @@ impl SearchRequest {
             tier,
             findings,
             provenance,
+            deprecated,
             sort,
             page: usize::try_from(page.page).unwrap_or(usize::MAX),
             per_page: usize::try_from(page.per_page).unwrap_or(MAX_PER_PAGE),
@@ -326,6 +338,7 @@ mod tests {
                 "tier" => q.tier = v,
                 "findings" => q.findings = v,
                 "provenance" => q.provenance = v,
+                "deprecated" => q.deprecated = v,
                 "sort" => q.sort = v,
                 "page" => q.page.page = v,
                 "per_page" => q.page.per_page = v,
@@ -364,6 +377,7 @@ mod tests {
         assert!(err(&[("tier", "gold")]).starts_with("tier:"));
         assert!(err(&[("findings", "some")]).starts_with("findings:"));
         assert!(err(&[("provenance", "yes")]).starts_with("provenance:"));
+        assert!(err(&[("deprecated", "1")]).starts_with("deprecated:"));
         assert!(err(&[("findings", "Flagged")]).contains("use none or flagged"));
         assert!(err(&[("format", "openapi")]).starts_with("format:"));
         assert!(err(&[("keyword", &"k".repeat(101))]).starts_with("keyword:"));

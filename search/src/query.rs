@@ -193,6 +193,16 @@ pub(crate) fn build(
     if let Some(v) = params.provenance {
         clauses.push(filter(f.provenance, if v { "true" } else { "false" }));
     }
+    if let Some(v) = params.deprecated {
+        let q = TermQuery::new(
+            Term::from_field_u64(f.deprecated, u64::from(v)),
+            IndexRecordOption::Basic,
+        );
+        clauses.push((
+            Occur::Must,
+            Box::new(ConstScoreQuery::new(Box::new(q), 0.0)),
+        ));
+    }
     if clauses.len() == 1 {
         return clauses
             .pop()

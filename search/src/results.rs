@@ -28,6 +28,7 @@ pub(crate) fn hit(doc: SearchDoc, highlights: SearchHighlights) -> SearchHit {
         updated_at: doc.updated_at.to_rfc3339_opts(SecondsFormat::AutoSi, true),
         blocked: doc.blocked,
         blocked_reason: doc.blocked_reason,
+        deprecated: doc.deprecated,
         findings: doc.findings,
         provenance: doc.provenance,
         highlights,
@@ -61,6 +62,11 @@ fn hit_bytes(hit: &SearchHit) -> usize {
         + hit.license.as_ref().map_or(0, String::len)
         + hit.updated_at.len()
         + hit.blocked_reason.as_ref().map_or(0, String::len)
+        + hit.deprecated.as_ref().map_or(0, |d| {
+            d.message.len()
+                + d.successor.as_ref().map_or(0, String::len)
+                + d.req.as_ref().map_or(0, String::len)
+        })
         + hit.highlights.name.len()
         + hit.highlights.description.len()
 }
@@ -102,6 +108,7 @@ mod tests {
             updated_at,
             blocked: false,
             blocked_reason: None,
+            deprecated: None,
             findings: 0,
             provenance: false,
         }

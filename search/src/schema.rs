@@ -2,7 +2,7 @@
 //! analyzed, and which are fast fields for sorting and facets.
 
 use tantivy::schema::{
-    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, STORED, STRING,
+    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
 };
 use tantivy::tokenizer::{
     LowerCaser, NgramTokenizer, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
@@ -25,8 +25,10 @@ pub(crate) const PREFIX_MAX: usize = 20;
 /// documents without their usage notes; 3: the findings filter field and
 /// the findings count in stored documents, the definition fingerprint; 4:
 /// the provenance filter field and flag; 5: the `text` field of
-/// natural-language queries, text fields without positions.)
-pub(crate) const SCHEMA_VERSION: u32 = 5;
+/// natural-language queries, text fields without positions; 6: the
+/// `deprecated` filter and rank column, and the deprecation in stored
+/// documents.)
+pub(crate) const SCHEMA_VERSION: u32 = 6;
 
 /// The fields of the index.
 #[derive(Debug, Clone, Copy)]
@@ -59,6 +61,9 @@ pub(crate) struct Fields {
     pub findings: Field,
     /// `true` or `false`: whether the version carries CI provenance.
     pub provenance: Field,
+    /// 1 when the version is deprecated, else 0: the filter, and the column
+    /// that ranks deprecated tools below equal matches.
+    pub deprecated: Field,
     pub downloads: Field,
     /// Microseconds since the Unix epoch.
     pub updated_at: Field,
@@ -95,6 +100,7 @@ pub(crate) fn build() -> (Schema, Fields) {
         tier: b.add_text_field("tier", STRING | FAST),
         findings: b.add_text_field("findings", STRING),
         provenance: b.add_text_field("provenance", STRING),
+        deprecated: b.add_u64_field("deprecated", FAST | INDEXED),
         downloads: b.add_u64_field("downloads", FAST),
         updated_at: b.add_i64_field("updated_at", FAST),
         stored: b.add_text_field("doc", STORED),

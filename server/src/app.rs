@@ -136,6 +136,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(controllers::tools::attestation::attestation)
         .service(controllers::tools::yank::yank)
         .service(controllers::tools::yank::unyank)
+        .service(controllers::tools::deprecation::deprecate)
+        .service(controllers::tools::deprecation::undeprecate)
         .service(controllers::reports::create)
         .service(controllers::tools::quarantine::quarantine_version)
         .service(controllers::tools::quarantine::lift_quarantine)

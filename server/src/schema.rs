@@ -93,6 +93,9 @@ diesel::table! {
         /// The definition fingerprint (`sha256:` + hex); NULL only until the
         /// server's start-up fills in versions published before it was stored.
         definition_sha256 -> Nullable<Text>,
+        /// An owner's deprecation as JSON (`models::deprecation`); NULL when
+        /// the version is not deprecated.
+        deprecation -> Nullable<Text>,
     }
 }
 

@@ -5,11 +5,11 @@
 
 pub use toolreg_api::{
     Attestation, AttestationStatement, ChangesFollowed, ConsistencyProof, CreatedToken,
-    EncodableProblem, EncodablePublisher, EncodableReport, EncodableToken, EncodableTool,
-    EncodableTrustedPublisher, EncodableVersion, EncodableVersionSummary, Health, InclusionProof,
-    Me, NewTokenRequest, NewTrustedPublisherRequest, OidcExchangeRequest, OidcExchanged,
-    OwnerInvitation, OwnerInvitations, Owners, OwnersChange, Provenance, PublishedVersion,
-    QuarantineState, ReasonRequest, ReportPage, Resolved, SearchAnswer, TokenList,
-    TrustedPublisherList, VersionDiff, VersionPage, YankState, ATTESTATION_HEADER,
-    TOOL_VERSIONS_LISTED,
+    DeprecationChange, DeprecationRequest, EncodableDeprecation, EncodableProblem,
+    EncodablePublisher, EncodableReport, EncodableToken, EncodableTool, EncodableTrustedPublisher,
+    EncodableVersion, EncodableVersionSummary, Health, InclusionProof, Me, NewTokenRequest,
+    NewTrustedPublisherRequest, OidcExchangeRequest, OidcExchanged, OwnerInvitation,
+    OwnerInvitations, Owners, OwnersChange, Provenance, PublishedVersion, QuarantineState,
+    ReasonRequest, ReportPage, Resolved, SearchAnswer, TokenList, TrustedPublisherList,
+    VersionDiff, VersionPage, YankState, ATTESTATION_HEADER, TOOL_VERSIONS_LISTED,
 };

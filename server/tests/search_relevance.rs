@@ -130,6 +130,7 @@ fn synthetic(name: &str, description: &str, keywords: &[&str]) -> SearchDoc {
         updated_at: Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap(),
         blocked: false,
         blocked_reason: None,
+        deprecated: None,
         findings: 0,
         provenance: false,
     }

@@ -437,6 +437,30 @@ test("versions table marks a yanked version", async () => {
   });
 });
 
+test("a deprecated tool shows its badge, notice and successor link", async () => {
+  const deprecation = `${server.base}/api/v1/tools/web-fetch/deprecation`;
+  const auth = { Authorization: `Bearer ${server.token}` };
+  const res = await fetch(deprecation, {
+    method: "PUT",
+    headers: { ...auth, "Content-Type": "application/json" },
+    body: JSON.stringify({ message: "Superseded.", successor: "github-create-issue" }),
+  });
+  assertEq(res.status, 200, `deprecate answered ${await res.text()}`);
+  await withPage({}, async (page) => {
+    await page.goto(`${server.base}/tools/web-fetch`);
+    assertEq(await page.locator("ul.result-facts .status-deprecated").count(), 1, "badge");
+    const notice = await page.locator("#deprecation").innerText();
+    assert(notice.includes("deprecated") && notice.includes("Superseded."), `notice: ${notice}`);
+    await page.locator("#deprecation a.successor").click();
+    await page.waitForURL(`${server.base}/tools/github-create-issue`);
+    await page.goto(`${server.base}/?deprecated=true`);
+    await waitFor("the deprecated filter lists it", async () =>
+      (await page.locator("li.result .status-deprecated").count()) === 1);
+  });
+  const lifted = await fetch(deprecation, { method: "DELETE", headers: auth });
+  assertEq(lifted.status, 200, `lifting answered ${await lifted.text()}`);
+});
+
 test("demoting a publisher marks their command tool blocked (tool page and search)", async () => {
   await withPage({}, async (page) => {
     await page.goto(`${server.base}/tools/run-echo`);

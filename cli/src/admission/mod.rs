@@ -4,7 +4,9 @@
 //!
 //! 1. **Kind**: `[policy] allow` lists the pin's execution kind.
 //! 2. **Not withheld**: the registry has not quarantined or blocked the
-//!    version (its reason is the error).
+//!    version (its reason is the error). A version its owners deprecated
+//!    is advice here: `add`, `update` and `install` pin it with a warning
+//!    naming the successor, or refuse it under `[policy] deny_deprecated`.
 //! 3. **Findings accepted**: every lint rule the registry found on the
 //!    version is accepted by the lock (or, when pinning, by
 //!    `--accept-findings` or `[policy] accept_findings`).

@@ -12,7 +12,7 @@
 use std::path::Path;
 
 use semver::VersionReq;
-use toolreg_api::{Provenance, Resolved};
+use toolreg_api::{EncodableDeprecation, Provenance, Resolved};
 
 use super::findings::{self, Acceptance};
 use super::policy::Policy;
@@ -31,6 +31,9 @@ pub struct View {
     pub findings: Vec<toolreg_core::lint::Finding>,
     pub provenance: Option<Provenance>,
     pub definition_sha256: Option<String>,
+    /// Its owners' deprecation: a warning, or a refusal under `[policy]
+    /// deny_deprecated`.
+    pub deprecated: Option<EncodableDeprecation>,
 }
 
 /// The version JSON of `name` `version` as a [`View`]; `None` when the
@@ -44,6 +47,7 @@ pub fn view(client: &Client, name: &str, version: &str) -> Result<Option<View>> 
             findings: v.findings.into_iter().filter(|f| !f.is_note()).collect(),
             provenance: v.provenance,
             definition_sha256: v.definition_sha256,
+            deprecated: v.deprecated,
         })),
         Err(Error::Api(api)) if api.status == 404 => Ok(None),
         Err(e) => Err(e),
@@ -113,6 +117,9 @@ pub struct Gate<'a> {
     views: Vec<((String, String), Option<View>)>,
     attested: Vec<(String, String)>,
     said: Vec<String>,
+    /// Warnings about the versions pinned (deprecated ones), printed on
+    /// stderr when the command succeeds.
+    warnings: Vec<String>,
     record: Record,
     /// Set once the registry could not be reached (the warning to print
     /// when the command succeeds): installed pins are then checked against
@@ -140,6 +147,7 @@ impl<'a> Gate<'a> {
             views: Vec::new(),
             attested: Vec::new(),
             said: Vec::new(),
+            warnings: Vec::new(),
             record: Record::load(root)?,
             offline: None,
         })
@@ -217,6 +225,9 @@ impl<'a> Gate<'a> {
         if let Some(w) = &view.withheld {
             return Err(w.refusal(&pin, None));
         }
+        if let Some(d) = &view.deprecated {
+            self.deprecated(&pin, d)?;
+        }
         let already = match previous {
             Some(p) if p.version == pin.version && p.sha256 == pin.sha256 => {
                 p.accepted_findings.as_slice()
@@ -284,6 +295,9 @@ impl<'a> Gate<'a> {
         if let Some(w) = &view.withheld {
             return Err(w.refusal(pin, None));
         }
+        if let (Some(d), Some(location)) = (&view.deprecated, &self.policy.deny_deprecated) {
+            return Err(deprecated_refusal(pin, d, location));
+        }
         let accept = findings::check_pin(pin, &view.findings, &self.acceptance, locked)?;
         provenance::matches_lock(pin, view.provenance.as_ref())?;
         let record_builder = pin.provenance.is_none() && view.provenance.is_some() && !locked;
@@ -341,6 +355,31 @@ impl<'a> Gate<'a> {
             .map(|p| Builder::of(&p)))
     }
 
+    /// Step 2's advice: a version its owners deprecated is refused under
+    /// `[policy] deny_deprecated`, and otherwise pinned with a warning that
+    /// names the successor.
+    fn deprecated(&mut self, pin: &LockedTool, d: &EncodableDeprecation) -> Result<()> {
+        if let Some(location) = &self.policy.deny_deprecated {
+            return Err(deprecated_refusal(pin, d, location));
+        }
+        let clean = crate::output::clean;
+        let mut warning = format!(
+            "warning: {} {} is deprecated by its owners: {}",
+            pin.name,
+            pin.version,
+            clean(&d.message)
+        );
+        if let Some(s) = &d.successor {
+            warning.push_str(&format!(
+                " (its successor is {}: `toolreg add {}`)",
+                clean(s),
+                clean(s)
+            ));
+        }
+        self.warnings.push(warning);
+        Ok(())
+    }
+
     /// Check the signed attestation of `pin` against `claimed` (once per
     /// version and run).
     fn attest(&mut self, pin: &LockedTool, claimed: &Provenance) -> Result<()> {
@@ -389,6 +428,22 @@ impl<'a> Gate<'a> {
         if let Some(warning) = &self.offline {
             crate::output::status(warning);
         }
+        for warning in &self.warnings {
+            crate::output::status(warning);
+        }
         self.log.finish(json, project, lock)
+    }
+}
+
+/// The refusal of a deprecated version under `[policy] deny_deprecated`
+/// (written at `location`).
+fn deprecated_refusal(pin: &LockedTool, d: &EncodableDeprecation, location: &str) -> Error {
+    let clean = crate::output::clean;
+    Error::Deprecated {
+        name: pin.name.clone(),
+        version: pin.version.to_string(),
+        message: clean(&d.message),
+        successor: d.successor.as_deref().map(clean),
+        location: location.to_string(),
     }
 }

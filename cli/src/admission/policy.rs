@@ -10,7 +10,10 @@
 //!   tool names, or a table `{ tools = [...], repositories = [...] }` that
 //!   also names the repositories whose builds it accepts (`org/repo`, or
 //!   `org/*` for any repository of an owner; compared without regard to
-//!   case, as GitHub and GitLab do).
+//!   case, as GitHub and GitLab do);
+//! * `deny_deprecated = true`: `add`, `update` and `install` refuse a
+//!   version its owners deprecated, naming the successor (without it they
+//!   only warn).
 //!
 //! Each rule keeps where it is written (`toolreg.toml:12`) and its text, so
 //! a refusal can quote it.
@@ -30,6 +33,9 @@ pub struct Policy {
     pub accept_findings: Option<FindingsPolicy>,
     /// `require_provenance`, when it requires anything.
     pub provenance: Option<ProvenancePolicy>,
+    /// Where `deny_deprecated = true` is written (`toolreg.toml:12`), when
+    /// it is: deprecated versions are refused instead of warned about.
+    pub deny_deprecated: Option<String>,
 }
 
 /// `[policy] allow`: which execution kinds this project may install.
@@ -83,6 +89,14 @@ impl Policy {
             allow: read_allow(table.get("allow"), &place)?,
             accept_findings: read_findings(table.get("accept_findings"), &place)?,
             provenance: read_provenance(table.get("require_provenance"), &place)?,
+            deny_deprecated: match table.get("deny_deprecated") {
+                None => None,
+                Some(item) => match item.as_bool() {
+                    Some(true) => Some(place("deny_deprecated").0),
+                    Some(false) => None,
+                    None => return Err("`policy.deny_deprecated` must be true or false".into()),
+                },
+            },
         })
     }
 
@@ -336,6 +350,16 @@ mod tests {
             err.contains("policy.allow") && err.contains("teleport"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn reads_deny_deprecated_with_its_line() {
+        let p = policy("[policy]\nallow = [\"http\"]\ndeny_deprecated = true\n").unwrap();
+        assert_eq!(p.deny_deprecated.as_deref(), Some("toolreg.toml:3"));
+        let p = policy("[policy]\ndeny_deprecated = false\n").unwrap();
+        assert_eq!(p.deny_deprecated, None);
+        let err = policy("[policy]\ndeny_deprecated = \"yes\"\n").unwrap_err();
+        assert!(err.contains("policy.deny_deprecated"), "{err}");
     }
 
     #[test]

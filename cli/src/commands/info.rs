@@ -9,7 +9,7 @@
 
 use semver::Version;
 use serde_json::Value;
-use toolreg_api::{EncodableTool, EncodableVersion, Provenance};
+use toolreg_api::{EncodableDeprecation, EncodableTool, EncodableVersion, Provenance};
 use toolreg_core::lint::Finding;
 
 use super::Context;
@@ -119,10 +119,19 @@ fn or_dash(value: Option<&str>) -> String {
     value.unwrap_or("-").to_string()
 }
 
-fn status(yanked: bool, blocked: bool, reason: Option<&str>, quarantine: Option<&str>) -> String {
+fn status(
+    yanked: bool,
+    blocked: bool,
+    reason: Option<&str>,
+    quarantine: Option<&str>,
+    deprecated: Option<&EncodableDeprecation>,
+) -> String {
     let mut parts = Vec::new();
     if yanked {
         parts.push("yanked".to_string());
+    }
+    if deprecated.is_some() {
+        parts.push("deprecated".to_string());
     }
     if let Some(r) = quarantine {
         parts.push(format!("quarantined: {r}"));
@@ -181,6 +190,7 @@ pub fn render_tool(t: &EncodableTool) -> String {
     ] {
         out.push_str(&format!("  {label:<10} {value}\n"));
     }
+    out.push_str(&render_deprecation(t.deprecated.as_ref()));
     let rows: Vec<Vec<String>> = t
         .versions
         .iter()
@@ -194,6 +204,7 @@ pub fn render_tool(t: &EncodableTool) -> String {
                     v.blocked,
                     v.blocked_reason.as_deref(),
                     quarantine(v.quarantined, v.quarantine_reason.as_deref()),
+                    v.deprecated.as_ref(),
                 ),
                 v.sha256.clone(),
             ]
@@ -233,6 +244,7 @@ pub fn render_version(v: &EncodableVersion) -> String {
                 v.blocked,
                 v.blocked_reason.as_deref(),
                 quarantine(v.quarantined, v.quarantine_reason.as_deref()),
+                v.deprecated.as_ref(),
             ),
         ),
         ("published", v.published_at.clone()),
@@ -241,8 +253,35 @@ pub fn render_version(v: &EncodableVersion) -> String {
     ] {
         out.push_str(&format!("  {label:<10} {value}\n"));
     }
+    out.push_str(&render_deprecation(v.deprecated.as_ref()));
     out.push_str(&findings_lines(&v.findings));
     out.push_str(&render_provenance(v.provenance.as_ref()));
+    out
+}
+
+/// The `deprecated` line (and the successor's) of a deprecated version, or
+/// nothing.
+pub fn render_deprecation(d: Option<&EncodableDeprecation>) -> String {
+    let Some(d) = d else {
+        return String::new();
+    };
+    let scope = match &d.req {
+        Some(req) => format!(" (versions {})", output::clean(req)),
+        None => String::new(),
+    };
+    let mut out = format!(
+        "  {:<10} {}{scope}\n",
+        "deprecated",
+        output::clean(&d.message)
+    );
+    if let Some(s) = &d.successor {
+        out.push_str(&format!(
+            "  {:<10} {} (`toolreg add {}`)\n",
+            "successor",
+            output::clean(s),
+            output::clean(s)
+        ));
+    }
     out
 }
 

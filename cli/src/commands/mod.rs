@@ -3,6 +3,7 @@
 //! not plain success (e.g. `validate` of an invalid tool exits 1).
 
 pub mod add;
+pub mod deprecate;
 pub mod export;
 pub mod import;
 pub mod info;
@@ -139,6 +140,18 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Verify { against, offline } => verify::run(&ctx, against.as_deref(), offline),
         Command::Import { file, output } => import::run(&ctx, &file, output.as_deref()),
         Command::Yank { spec, undo } => yank::run(&ctx, &spec.0, &spec.1, undo),
+        Command::Deprecate {
+            spec,
+            message,
+            successor,
+            undo: _,
+        } => deprecate::run(
+            &ctx,
+            &spec.0,
+            spec.1.as_ref(),
+            message.as_deref(),
+            successor.as_deref(),
+        ),
         Command::Owner { action } => owner::run(&ctx, action),
         Command::TrustedPublisher { action } => trusted_publisher::run(&ctx, action),
         Command::Report { spec, reason } => quarantine::report(&ctx, &spec.0, &spec.1, &reason),

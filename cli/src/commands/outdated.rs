@@ -4,11 +4,13 @@
 //! highest severity of the change in the definition from the pinned version
 //! to those (from the registry's diff), with the lint findings that would
 //! be new. Yanked and blocked versions are not offered, nor pre-releases
-//! unless the pin is one. Nothing is written; the exit code is 0.
+//! unless the pin is one. A pin whose version its owners deprecated is
+//! listed too, newest or not, with its successor in the DEPRECATED column.
+//! Nothing is written; the exit code is 0.
 
 use semver::{Version, VersionReq};
 use serde_json::json;
-use toolreg_api::VersionDiff;
+use toolreg_api::{EncodableDeprecation, VersionDiff};
 use toolreg_core::diff::ChangeSeverity;
 
 use super::Context;
@@ -32,6 +34,19 @@ struct Outdated {
     new_findings: usize,
     /// Why the change could not be read from the registry.
     unknown: Option<String>,
+    /// The pinned version's deprecation by its owners.
+    deprecated: Option<EncodableDeprecation>,
+}
+
+/// The DEPRECATED column: `-`, `yes`, or `yes: use SUCCESSOR`.
+fn deprecated_cell(d: Option<&EncodableDeprecation>) -> String {
+    match d {
+        None => "-".to_string(),
+        Some(EncodableDeprecation {
+            successor: Some(s), ..
+        }) => format!("yes: use {}", output::clean(s)),
+        Some(_) => "yes".to_string(),
+    }
 }
 
 pub fn run(ctx: &Context) -> Result<i32> {
@@ -61,6 +76,7 @@ pub fn run(ctx: &Context) -> Result<i32> {
                     "highest": r.highest,
                     "new_findings": r.new_findings,
                     "error": r.unknown,
+                    "deprecated": r.deprecated,
                 })
             })
             .collect();
@@ -68,7 +84,7 @@ pub fn run(ctx: &Context) -> Result<i32> {
         return Ok(0);
     }
     if rows.is_empty() {
-        crate::outln!("every pin is the newest version of its tool");
+        crate::outln!("every pin is the newest version of its tool, and none is deprecated");
         return Ok(0);
     }
     let dash = |v: &Option<Version>| v.as_ref().map_or("-".to_string(), ToString::to_string);
@@ -90,6 +106,7 @@ pub fn run(ctx: &Context) -> Result<i32> {
                 dash(&r.compatible),
                 dash(&r.latest),
                 change,
+                deprecated_cell(r.deprecated.as_ref()),
             ]
         })
         .collect();
@@ -102,12 +119,21 @@ pub fn run(ctx: &Context) -> Result<i32> {
                 "PINNED",
                 "COMPATIBLE",
                 "LATEST",
-                "CHANGE"
+                "CHANGE",
+                "DEPRECATED"
             ],
             &table
         )
     );
     for r in &rows {
+        if let Some(d) = &r.deprecated {
+            output::status(format!(
+                "{} {} is deprecated by its owners: {}",
+                r.name,
+                r.pinned,
+                output::clean(&d.message)
+            ));
+        }
         if let Some(why) = &r.unknown {
             output::status(format!("{}: the change is unknown: {why}", r.name));
         }
@@ -115,9 +141,16 @@ pub fn run(ctx: &Context) -> Result<i32> {
     Ok(0)
 }
 
-/// The pin's newer versions and the change to them (`None` when it is the newest).
+/// The pin's newer versions and the change to them, and its deprecation
+/// (`None` when it is the newest and not deprecated).
 fn check(client: &Client, pin: &LockedTool, req: &VersionReq) -> Result<Option<Outdated>> {
     let tool = client.tool(&pin.name)?;
+    let pinned = pin.version.to_string();
+    let deprecated = match tool.versions.iter().find(|v| v.version == pinned) {
+        Some(v) => v.deprecated.clone(),
+        // Older than the versions the summary lists: ask for it.
+        None => client.version(&pin.name, &pinned)?.deprecated,
+    };
     let offered: Vec<Version> = tool
         .versions
         .iter()
@@ -134,7 +167,7 @@ fn check(client: &Client, pin: &LockedTool, req: &VersionReq) -> Result<Option<O
     };
     let compatible = newest(&|v| req.matches(v));
     let latest = newest(&|_| true);
-    if compatible.is_none() && latest.is_none() {
+    if compatible.is_none() && latest.is_none() && deprecated.is_none() {
         return Ok(None);
     }
     let mut targets: Vec<&Version> = compatible.iter().chain(latest.iter()).collect();
@@ -160,5 +193,6 @@ fn check(client: &Client, pin: &LockedTool, req: &VersionReq) -> Result<Option<O
         compatible,
         latest,
         unknown,
+        deprecated,
     }))
 }

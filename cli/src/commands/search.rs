@@ -1,6 +1,7 @@
 //! `toolreg search QUERY [--license L] [--keyword K] [--execution E] ...`:
 //! a readable table of hits (name, version, execution, tier, license,
-//! description), or the registry's answer as is with `--json`. QUERY may be
+//! description; a deprecated tool's version is marked), or the registry's
+//! answer as is with `--json`. QUERY may be
 //! a name, a few words or a need in a sentence; when the registry searched
 //! only some of its words, a last line says which.
 
@@ -82,9 +83,13 @@ pub fn render(answer: &SearchAnswer) -> String {
             if h.blocked {
                 tier.push_str(" (blocked)");
             }
+            let version = match &h.deprecated {
+                Some(_) => format!("{} (deprecated)", h.version),
+                None => h.version.clone(),
+            };
             vec![
                 h.name.clone(),
-                h.version.clone(),
+                version,
                 h.execution.to_string(),
                 tier,
                 h.license.clone().unwrap_or_else(|| "-".to_string()),
@@ -176,6 +181,23 @@ mod tests {
         );
         assert!(text.contains("2 of 2 tool(s)"));
         assert_eq!(render(&answer_of_none()), "no tools found\n");
+    }
+
+    #[test]
+    fn marks_a_deprecated_tool() {
+        let answer = answer(
+            serde_json::json!([{
+                "name": "old-calc", "version": "1.0.0", "title": null, "description": "d",
+                "keywords": [], "license": null, "format": "matimo", "execution": "http",
+                "tier": "verified", "downloads": 0, "updated_at": "2026-01-01T00:00:00Z",
+                "blocked": false, "blocked_reason": null,
+                "deprecated": {"message": "old", "successor": "calc", "req": null},
+                "highlights": {"name": "old-calc", "description": ""}
+            }]),
+            1,
+        );
+        let text = render(&answer);
+        assert!(text.contains("1.0.0 (deprecated)"), "{text}");
     }
 
     #[test]

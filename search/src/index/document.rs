@@ -47,6 +47,7 @@ pub(super) fn build(f: &Fields, doc: &SearchDoc) -> Result<TantivyDocument, Sear
     d.add_text(f.tier, doc.tier.as_str());
     d.add_text(f.findings, FindingsFilter::of(doc.findings).as_str());
     d.add_text(f.provenance, if doc.provenance { "true" } else { "false" });
+    d.add_u64(f.deprecated, u64::from(doc.deprecated.is_some()));
     d.add_u64(f.downloads, doc.downloads);
     d.add_i64(f.updated_at, doc.updated_at.timestamp_micros());
     // The stored form is what hits are rendered from. The notes (up to

@@ -7,7 +7,8 @@
 //! * **Facet values** ([`facets`], built when the segment is first seen):
 //!   each facet field's values and every document's value ordinals, and
 //!   per document one word that counts its facets in one memory read.
-//! * **Sort columns**: the name ordinals, downloads and update times as
+//! * **Sort columns**: the name ordinals, downloads, update times and the
+//!   deprecated flag (ranked below equal matches) as
 //!   tantivy fast-field columns, opened once instead of once per query.
 //! * **Hit records** ([`records`], built on first use or by
 //!   [`crate::SearchIndex::warm`]): the fields a hit shows, one compact
@@ -41,6 +42,8 @@ pub(crate) struct SegmentTable {
     pub(crate) names: Option<Column<u64>>,
     pub(crate) downloads: Column<u64>,
     pub(crate) updated_at: Column<i64>,
+    /// 1 for a deprecated tool (ranked below equal matches).
+    pub(crate) deprecated: Column<u64>,
     records: OnceLock<Records>,
     building: Mutex<()>,
 }
@@ -54,6 +57,7 @@ impl SegmentTable {
             names: fast.str("name")?.map(|c| c.ords().clone()),
             downloads: fast.u64("downloads")?,
             updated_at: fast.i64("updated_at")?,
+            deprecated: fast.u64("deprecated")?,
             records: OnceLock::new(),
             building: Mutex::new(()),
         })

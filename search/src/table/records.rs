@@ -37,6 +37,9 @@ const INLINE: u8 = 16;
 const PROVENANCE: u8 = 32;
 /// The record holds the definition fingerprint.
 const HAS_FINGERPRINT: u8 = 64;
+/// The version is deprecated: the record holds the message, the successor
+/// and the requirement (empty strings for none: neither is ever empty).
+const DEPRECATED: u8 = 128;
 
 impl Records {
     pub(crate) fn build(segment: &SegmentReader, fields: &Fields) -> Result<Self, SearchError> {
@@ -134,6 +137,19 @@ impl Records {
             None
         };
         let findings = u32::try_from(r.varint()?).map_err(|_| bad("findings count"))?;
+        let deprecated = if flags & DEPRECATED != 0 {
+            let message = r.str()?.to_string();
+            let some = |s: &str| (!s.is_empty()).then(|| s.to_string());
+            let successor = some(r.str()?);
+            let req = some(r.str()?);
+            Some(toolreg_api::EncodableDeprecation {
+                message,
+                successor,
+                req,
+            })
+        } else {
+            None
+        };
         Ok(Some(SearchDoc {
             name,
             version,
@@ -150,6 +166,7 @@ impl Records {
             updated_at,
             blocked: flags & BLOCKED != 0,
             blocked_reason,
+            deprecated,
             findings,
             provenance: flags & PROVENANCE != 0,
         }))
@@ -187,7 +204,8 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 
 /// Flags, name, format, execution, tier, downloads, seconds, nanoseconds,
 /// version, [definition fingerprint], [title], description, keyword count
-/// and keywords, [license], [blocked reason], findings count. A record
+/// and keywords, [license], [blocked reason], findings count, [deprecation
+/// message, successor, requirement]. A record
 /// without its description (too long) is the flags and the name only.
 fn encode(doc: &SearchDoc, out: &mut Vec<u8>) {
     let inline = doc.description.len() <= INLINE_DESCRIPTION;
@@ -200,6 +218,7 @@ fn encode(doc: &SearchDoc, out: &mut Vec<u8>) {
         (doc.provenance, PROVENANCE),
         (inline, INLINE),
         (doc.definition_sha256.is_some(), HAS_FINGERPRINT),
+        (doc.deprecated.is_some(), DEPRECATED),
     ] {
         if on {
             flags |= flag;
@@ -235,6 +254,11 @@ fn encode(doc: &SearchDoc, out: &mut Vec<u8>) {
         put_str(out, reason);
     }
     put_varint(out, u64::from(doc.findings));
+    if let Some(d) = &doc.deprecated {
+        put_str(out, &d.message);
+        put_str(out, d.successor.as_deref().unwrap_or_default());
+        put_str(out, d.req.as_deref().unwrap_or_default());
+    }
 }
 
 struct Reader<'a>(&'a [u8]);
@@ -297,6 +321,11 @@ mod tests {
                 .unwrap_or_default(),
             blocked: true,
             blocked_reason: Some("malware".into()),
+            deprecated: Some(toolreg_api::EncodableDeprecation {
+                message: "Use “b-tool”.".into(),
+                successor: Some("b-tool".into()),
+                req: Some("<2.0.0".into()),
+            }),
             findings: 3,
             provenance: true,
         };
@@ -306,6 +335,7 @@ mod tests {
                 doc.license = None;
                 doc.blocked = false;
                 doc.blocked_reason = None;
+                doc.deprecated = None;
                 doc.definition_sha256 = None;
                 doc.keywords.clear();
                 doc.findings = 0;

@@ -37,6 +37,7 @@ fn doc(name: &str, description: &str) -> SearchDoc {
         updated_at: Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap(),
         blocked: false,
         blocked_reason: None,
+        deprecated: None,
         findings: 0,
         provenance: false,
     }

@@ -22,6 +22,7 @@ use crate::views::SearchAnswer;
         ("tier" = Option<String>, Query, description = "untrusted, verified or trusted (the publisher's tier)"),
         ("findings" = Option<String>, Query, description = "none (the listed version carries no lint findings) or flagged (it carries at least one)"),
         ("provenance" = Option<String>, Query, description = "true (the listed version came from trusted publishing, with CI provenance) or false"),
+        ("deprecated" = Option<String>, Query, description = "true (the listed version is deprecated by its owners) or false; deprecated tools rank below equal matches either way"),
         ("sort" = Option<String>, Query, description = "relevance (default), downloads, recent or name"),
         ("page" = Option<u64>, Query, description = "1-based page (page × per_page at most 10000)"),
         ("per_page" = Option<u64>, Query, description = "1 to 100, default 20"),

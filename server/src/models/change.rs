@@ -1,5 +1,6 @@
 //! The change log: one ordered row per publish, yank, unyank, block,
-//! unblock, quarantine, unquarantine and findings update, written in the
+//! unblock, quarantine, unquarantine, findings update, deprecation and its
+//! lifting (one row per version it changed), written in the
 //! same transaction as the change (by `crate::models::state_change::record`).
 //! Search indexes and read caches tail it by `seq`.
 
@@ -22,6 +23,10 @@ pub enum ChangeLogKind {
     Unquarantine,
     /// A version's stored lint findings were replaced (`toolreg-server lint --apply`).
     Findings,
+    /// Its owners deprecated the version, or changed its deprecation.
+    Deprecate,
+    /// Its owners lifted the version's deprecation.
+    Undeprecate,
 }
 
 impl ChangeLogKind {
@@ -35,6 +40,8 @@ impl ChangeLogKind {
             ChangeLogKind::Quarantine => "quarantine",
             ChangeLogKind::Unquarantine => "unquarantine",
             ChangeLogKind::Findings => "findings",
+            ChangeLogKind::Deprecate => "deprecate",
+            ChangeLogKind::Undeprecate => "undeprecate",
         }
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod audit;
 pub mod change;
+pub mod deprecation;
 pub mod invitation;
 pub mod owner;
 pub mod quarantine;

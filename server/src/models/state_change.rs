@@ -4,9 +4,10 @@
 //! touched and its change-log rows, and returns what the read cache must
 //! forget once the transaction has committed ([`AfterCommit`]).
 //!
-//! Publish, yank and unyank, quarantine and its lifting, owner changes,
-//! tier changes (with the blocks and unblocks they cause) and the lint
-//! rescan all end with [`record`]; none writes these rows by hand.
+//! Publish, yank and unyank, quarantine and its lifting, deprecation and
+//! its lifting, owner changes, tier changes (with the blocks and unblocks
+//! they cause) and the lint rescan all end with [`record`]; none writes
+//! these rows by hand.
 //!
 //! # Lock order
 //!

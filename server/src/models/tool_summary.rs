@@ -194,6 +194,7 @@ fn build(
         format: listed_row.map(|v| v.format),
         execution: listed_row.map(|v| v.execution),
         latest_version: listed_row.map(|v| v.version.clone()),
+        deprecated: listed_row.and_then(|v| v.deprecation()),
         downloads: tool.downloads,
         created_at: rfc3339(&tool.created_at),
         updated_at: rfc3339(&tool.updated_at),
@@ -208,6 +209,7 @@ fn build(
 
 /// One line of a tool's version list.
 pub fn encode_version(v: VersionSummary, publisher: String) -> EncodableVersionSummary {
+    let deprecated = v.deprecation();
     EncodableVersionSummary {
         version: v.version,
         sha256: v.sha256,
@@ -216,6 +218,7 @@ pub fn encode_version(v: VersionSummary, publisher: String) -> EncodableVersionS
         blocked: v.blocked,
         blocked_reason: v.blocked_reason,
         quarantined: v.quarantined,
+        deprecated,
         quarantine_reason: v.quarantine_reason,
         execution: v.execution,
         format: v.format,

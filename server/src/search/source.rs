@@ -68,6 +68,8 @@ struct Chosen {
     /// `versions.provenance`: set when trusted publishing published it.
     provenance: Option<String>,
     definition_sha256: Option<String>,
+    /// `versions.deprecation`: the owners' deprecation as JSON.
+    deprecation: Option<String>,
 }
 
 /// How many flags the stored JSON array of findings holds (notes are not
@@ -90,7 +92,7 @@ fn findings_count(json: &str) -> u32 {
         .unwrap_or(0)
 }
 
-crate::models::version::state::has_state!(Chosen);
+crate::models::version::state::has_state!(rows: Chosen);
 
 fn clip_bytes(s: &str, max: usize) -> &str {
     if s.len() <= max {
@@ -112,6 +114,7 @@ fn build_doc(tool: &ToolRow, v: Chosen) -> Option<SearchDoc> {
     if !state.listed() {
         return None;
     }
+    let deprecated = v.deprecation();
     let manifest = ManifestSummary::parse(&v.summary);
     Some(SearchDoc {
         name: tool.name.clone(),
@@ -132,6 +135,7 @@ fn build_doc(tool: &ToolRow, v: Chosen) -> Option<SearchDoc> {
         downloads: u64::try_from(tool.downloads).unwrap_or(0),
         updated_at: DateTime::<Utc>::from_naive_utc_and_offset(tool.updated_at, Utc),
         blocked: matches!(state, VersionState::Blocked { .. }),
+        deprecated,
         blocked_reason: v.blocked_reason,
         findings: findings_count(&v.findings),
         provenance: v.provenance.is_some(),
@@ -174,6 +178,7 @@ const CHOSEN_COLUMNS: (
     version_contents::findings,
     versions::provenance,
     versions::definition_sha256,
+    versions::deprecation,
 ) = (
     versions::version,
     versions::format,
@@ -189,6 +194,7 @@ const CHOSEN_COLUMNS: (
     version_contents::findings,
     versions::provenance,
     versions::definition_sha256,
+    versions::deprecation,
 );
 
 /// Every searchable tool's document in a few bulk queries (for `reindex`).

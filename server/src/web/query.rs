@@ -28,6 +28,7 @@ pub fn parse(query_string: &str) -> AppResult<SearchParams> {
             "tier" => raw.tier = value,
             "findings" => raw.findings = value,
             "provenance" => raw.provenance = value,
+            "deprecated" => raw.deprecated = value,
             "sort" => raw.sort = value,
             "page" => raw.page.page = value,
             _ => {}
@@ -74,6 +75,9 @@ pub fn to_query_string(query: &SearchParams, page: usize) -> String {
     }
     if let Some(provenance) = query.provenance {
         out.append_pair("provenance", if provenance { "true" } else { "false" });
+    }
+    if let Some(deprecated) = query.deprecated {
+        out.append_pair("deprecated", if deprecated { "true" } else { "false" });
     }
     if query.sort != SearchSort::Relevance {
         out.append_pair("sort", sort_value(query.sort));
@@ -145,6 +149,7 @@ mod tests {
             ("execution=teleport", "execution:"),
             ("tier=godlike", "tier:"),
             ("findings=some", "findings:"),
+            ("deprecated=maybe", "deprecated:"),
             ("format=xml", "format:"),
             ("sort=random", "sort:"),
             ("page=0", "page:"),
@@ -161,11 +166,13 @@ mod tests {
 
     #[test]
     fn urls_round_trip_and_drop_defaults() {
-        let q = parse("q=a%26b&tier=trusted&findings=flagged&sort=recent").unwrap();
+        let q =
+            parse("q=a%26b&tier=trusted&findings=flagged&deprecated=false&sort=recent").unwrap();
         assert_eq!(q.findings, Some(FindingsFilter::Flagged));
+        assert_eq!(q.deprecated, Some(false));
         assert_eq!(
             url(&q, 1),
-            "/?q=a%26b&tier=trusted&findings=flagged&sort=recent"
+            "/?q=a%26b&tier=trusted&findings=flagged&deprecated=false&sort=recent"
         );
         assert_eq!(
             parse("findings=none").unwrap().findings,

@@ -1,8 +1,10 @@
 //! Handlers under `/api/v1/tools`: publish, metadata, download, definition
-//! export, attestation, version diffs, yank, owners, reports and quarantine.
+//! export, attestation, version diffs, yank, deprecation, owners, reports
+//! and quarantine.
 
 pub mod attestation;
 pub mod definition;
+pub mod deprecation;
 pub mod diff;
 pub mod download;
 pub mod metadata;

@@ -10,7 +10,8 @@
 //! texts.
 //!
 //! * [`state`]: what a version's state (live, yanked, blocked, quarantined)
-//!   means for every surface that serves, lists or resolves it.
+//!   means for every surface that serves, lists or resolves it, and its
+//!   deprecation (advice beside the state).
 //! * [`order`]: the version's uniqueness key and its SemVer order key.
 //! * [`summary`]: the listing fields stored with the row.
 //! * [`fingerprints`]: filling in fingerprints of versions from before they were stored.
@@ -28,7 +29,7 @@ pub use state::{HasState, VersionState};
 pub use summary::ManifestSummary;
 pub use view::{encode, MAX_README};
 
-state::has_state!(VersionRow, VersionSummary);
+state::has_state!(rows: VersionRow, VersionSummary);
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -71,6 +72,9 @@ pub struct VersionRow {
     /// The definition fingerprint (`None` only for a version published
     /// before fingerprints were stored, until [`fill_fingerprints`] runs).
     pub definition_sha256: Option<String>,
+    /// The owners' deprecation as JSON (`crate::models::deprecation`); read
+    /// it through [`HasState::deprecation`].
+    pub deprecation: Option<String>,
 }
 
 /// A version's large texts.
@@ -120,6 +124,8 @@ pub struct VersionSummary {
     pub publisher_id: i64,
     pub quarantined: bool,
     pub quarantine_reason: Option<String>,
+    /// The owners' deprecation as JSON; read it through [`HasState::deprecation`].
+    pub deprecation: Option<String>,
 }
 
 /// A row to insert on publish.

@@ -31,40 +31,76 @@
 //!
 //! Adding a state is one variant here: every method matches on every
 //! variant, so the compiler asks for each of its answers.
+//!
+//! # Deprecation: advice beside the state
+//!
+//! An owner's deprecation (`crate::models::deprecation`) is not a state: a
+//! deprecated version is served, listed and resolved exactly as its state
+//! says, and it may be yanked, blocked or quarantined as well. It is the
+//! second answer of [`HasState`], [`HasState::deprecation`], read from the
+//! row's `deprecation` column (or the answer's `deprecated` field) the same
+//! way by every surface: the version and tool JSON, search, the web pages.
 
-use toolreg_api::{EncodableVersion, EncodableVersionSummary};
+use toolreg_api::{EncodableDeprecation, EncodableVersion, EncodableVersionSummary};
 use toolreg_core::lint::Finding;
 
 use crate::error::AppError;
 
 /// A row or an answer that carries a version's state columns (`yanked`,
-/// `blocked`, `blocked_reason`, `quarantined`, `quarantine_reason`): the
-/// version rows, the API's version answers (which the web pages read) and
-/// the search source's row all read their state the same way.
+/// `blocked`, `blocked_reason`, `quarantined`, `quarantine_reason`) and its
+/// deprecation: the version rows, the API's version answers (which the web
+/// pages read) and the search source's row all read them the same way.
 pub trait HasState {
     /// The version's state, which every surface asks what to serve.
     fn state(&self) -> VersionState;
+    /// The owners' deprecation of the version, if any: advice shown
+    /// wherever a user chooses a version, never a refusal.
+    fn deprecation(&self) -> Option<EncodableDeprecation>;
 }
 
-/// Implement [`HasState`] for types with the five state fields.
+/// Implement [`HasState`] for types with the five state fields and a
+/// deprecation: `rows:` for rows with the stored `deprecation` column (JSON,
+/// read by [`deprecation_of`]), `answers:` for API answers with their
+/// `deprecated` field.
 macro_rules! has_state {
-    ($($t:ty),+ $(,)?) => {$(
+    (@state) => {
+        fn state(&self) -> $crate::models::version::VersionState {
+            $crate::models::version::VersionState::from_columns(
+                self.yanked,
+                self.blocked,
+                self.blocked_reason.as_deref(),
+                self.quarantined,
+                self.quarantine_reason.as_deref(),
+            )
+        }
+    };
+    (rows: $($t:ty),+ $(,)?) => {$(
         impl $crate::models::version::state::HasState for $t {
-            fn state(&self) -> $crate::models::version::VersionState {
-                $crate::models::version::VersionState::from_columns(
-                    self.yanked,
-                    self.blocked,
-                    self.blocked_reason.as_deref(),
-                    self.quarantined,
-                    self.quarantine_reason.as_deref(),
-                )
+            $crate::models::version::state::has_state!(@state);
+            fn deprecation(&self) -> Option<toolreg_api::EncodableDeprecation> {
+                $crate::models::version::state::deprecation_of(self.deprecation.as_deref())
+            }
+        }
+    )+};
+    (answers: $($t:ty),+ $(,)?) => {$(
+        impl $crate::models::version::state::HasState for $t {
+            $crate::models::version::state::has_state!(@state);
+            fn deprecation(&self) -> Option<toolreg_api::EncodableDeprecation> {
+                self.deprecated.clone()
             }
         }
     )+};
 }
 pub(crate) use has_state;
 
-has_state!(EncodableVersion, EncodableVersionSummary);
+has_state!(answers: EncodableVersion, EncodableVersionSummary);
+
+/// The deprecation stored in a version row's `deprecation` column (JSON),
+/// read leniently: a value that does not parse reads as not deprecated
+/// rather than breaking a listing, a summary or the index.
+pub fn deprecation_of(stored: Option<&str>) -> Option<EncodableDeprecation> {
+    stored.and_then(|json| serde_json::from_str(json).ok())
+}
 
 /// What a version is now, as far as serving, listing and resolving it go.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -321,6 +357,18 @@ mod tests {
                 s == VersionState::Live
             );
         }
+    }
+
+    #[test]
+    fn a_stored_deprecation_reads_leniently() {
+        let d = super::deprecation_of(Some(r#"{"message":"old","successor":"b","req":"<2"}"#))
+            .expect("parses");
+        assert_eq!(
+            (d.message.as_str(), d.successor.as_deref()),
+            ("old", Some("b"))
+        );
+        assert_eq!(super::deprecation_of(None), None);
+        assert_eq!(super::deprecation_of(Some("not json")), None);
     }
 
     #[test]

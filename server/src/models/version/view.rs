@@ -50,6 +50,7 @@ pub fn encode(
         blocked_reason: v.blocked_reason.clone(),
         quarantined: v.quarantined,
         quarantine_reason: v.quarantine_reason.clone(),
+        deprecated: v.deprecation(),
         published_at: rfc3339(&v.published_at),
         downloads: v.downloads,
         // The tier the version was published with.

@@ -159,6 +159,22 @@ fn filters(q: &SearchParams, facets: &SearchFacets) -> Vec<Filter> {
             &facets.tier,
         ),
         Filter {
+            name: "deprecated",
+            label: "Deprecated",
+            options: [
+                ("", "Any", q.deprecated.is_none()),
+                ("false", "Not deprecated", q.deprecated == Some(false)),
+                ("true", "Deprecated", q.deprecated == Some(true)),
+            ]
+            .into_iter()
+            .map(|(value, label, selected)| FilterOption {
+                value: value.to_string(),
+                label: label.to_string(),
+                selected,
+            })
+            .collect(),
+        },
+        Filter {
             name: "findings",
             label: "Lint findings",
             options: [

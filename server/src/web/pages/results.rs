@@ -41,6 +41,8 @@ pub struct HitView {
     pub tier: &'static str,
     pub execution: &'static str,
     pub blocked: bool,
+    /// The deprecation's message and successor, for the badge's title.
+    pub deprecated: Option<String>,
     /// `flagged: 2 lint findings` when the listed version carries findings.
     pub flagged: Option<String>,
     pub license: String,
@@ -139,6 +141,10 @@ impl HitView {
             tier: hit.tier.as_str(),
             execution: hit.execution.as_str(),
             blocked: hit.blocked,
+            deprecated: hit.deprecated.as_ref().map(|d| match &d.successor {
+                Some(s) => format!("{} (use {s} instead)", d.message),
+                None => d.message.clone(),
+            }),
             flagged: (hit.findings > 0).then(|| {
                 format!(
                     "{} lint {}",

@@ -64,6 +64,8 @@ pub struct ToolView {
     pub yanked: bool,
     pub blocked: bool,
     pub blocked_reason: String,
+    /// The owners' deprecation of this version, with a link to the successor.
+    pub deprecation: Option<DeprecationView>,
     pub params: Vec<ParamRow>,
     pub params_cut: bool,
     pub result: Vec<ParamRow>,
@@ -87,6 +89,25 @@ pub struct ToolView {
     /// `2 lint findings (P3, P4)`, for the badge's title: the flags and
     /// blocks, not notes; empty when none.
     pub findings_summary: String,
+}
+
+/// A version's deprecation as the page shows it.
+pub struct DeprecationView {
+    pub message: String,
+    /// The successor's name and page.
+    pub successor: Option<(String, String)>,
+    /// The requirement it was set for (`<2.0.0`), if not the whole tool.
+    pub req: Option<String>,
+}
+
+impl DeprecationView {
+    fn of(d: &toolreg_api::EncodableDeprecation) -> DeprecationView {
+        DeprecationView {
+            message: d.message.clone(),
+            successor: d.successor.as_ref().map(|s| (s.clone(), tool_url(s))),
+            req: d.req.clone(),
+        }
+    }
 }
 
 /// A version's provenance as the page shows it.
@@ -153,6 +174,7 @@ pub struct VersionLine {
     pub downloads: i64,
     pub yanked: bool,
     pub blocked: bool,
+    pub deprecated: bool,
 }
 
 pub struct Link {
@@ -271,6 +293,7 @@ impl ToolView {
                 downloads: v.downloads,
                 yanked: v.yanked,
                 blocked: v.blocked,
+                deprecated: v.deprecation().is_some(),
             })
             .collect();
         let description = if tool.description.trim().is_empty() {
@@ -335,6 +358,7 @@ impl ToolView {
                 downloads_label(u64::try_from(summary.downloads).unwrap_or(0))
             ),
             yanked: row.yanked,
+            deprecation: row.deprecation().as_ref().map(DeprecationView::of),
             blocked: row.blocked,
             blocked_reason: row.blocked_reason.clone().unwrap_or_else(|| {
                 format!(
