@@ -310,7 +310,8 @@ pub async fn verify(store: &StoreOptions) -> AppResult<ExitCode> {
 
 use diesel::prelude::*;
 
-/// `gc`: delete bundle blobs no version references that are older than `min_age`.
+/// `gc`: delete bundle blobs no version (nor skill archive) references that
+/// are older than `min_age`.
 pub async fn gc(store: &StoreOptions, min_age: Duration) -> AppResult<()> {
     let db = open_db(store)?;
     let blobs = BlobStore::open(&store.storage_url())?;
@@ -327,7 +328,12 @@ pub async fn gc(store: &StoreOptions, min_age: Duration) -> AppResult<()> {
             continue;
         }
         let referenced = db
-            .read(move |conn| VersionRow::digest_referenced(conn, &digest))
+            .read(move |conn| {
+                Ok(VersionRow::digest_referenced(conn, &digest)?
+                    || crate::models::skill_archive::SkillArchive::digest_referenced(
+                        conn, &digest,
+                    )?)
+            })
             .await?;
         if referenced {
             kept += 1;

@@ -165,6 +165,7 @@ fn tool(
             log_index: Some(0),
             findings: Vec::new(),
             provenance: None,
+            skill: None,
         },
         tool: model,
         readme: readme.map(crate::web::html::markdown).unwrap_or_default(),

@@ -6,13 +6,16 @@
 //! publisher can't publish flagged code). Then the blob is stored
 //! content-addressed, and one database transaction makes the version visible
 //! together with its definition fingerprint, its lint findings (the flags it
-//! carries), change log and audit rows. A failure at any point leaves nothing visible.
+//! carries), change log and audit rows. An Agent Skill's discovery archive
+//! (`models::skill_archive`) is stored beside its bundle and recorded in the
+//! same transaction. A failure at any point leaves nothing visible.
 
 use actix_web::http::header;
 use actix_web::{post, web, HttpRequest, HttpResponse};
 use bytes::{Bytes, BytesMut};
 use futures::StreamExt;
 use serde_json::json;
+use toolreg_core::bundle::contents::is_code_path;
 use toolreg_core::bundle::{self, Limits};
 use toolreg_core::lint::{self, Finding};
 use toolreg_core::{ExecutionKind, Policy, Tier};
@@ -22,6 +25,7 @@ use crate::auth::{Auth, PublishAuth};
 use crate::db::{is_unique_violation, now, DbConnection};
 use crate::error::{bad_request, forbidden, internal, AppError, AppResult, ProblemBody};
 use crate::models::change::ChangeLogKind;
+use crate::models::skill_archive::{self, SkillArchive};
 use crate::models::state_change::{self, AfterCommit, StateChange};
 use crate::models::trusted_publisher::TrustedPublisher;
 use crate::models::version::{
@@ -82,29 +86,47 @@ async fn publish_bundle(
 
     // 2. The bundle rules and the definition (CPU work, off the executor).
     let unpack_input = bytes.clone();
-    let (mut loaded, files, readme, readme_html) = web::block(move || -> AppResult<_> {
-        let files = bundle::unpack(&unpack_input, &limits)?;
-        let loaded = toolreg_core::load(&files)?;
-        // Block findings of the definition lint (hidden characters, live
-        // credentials in any text file, a strong combination of warning
-        // signs, too many findings) refuse the publish: 422 naming rule,
-        // pointer and excerpt.
-        loaded.refuse_blocks()?;
-        let readme = files.get("README.md");
-        if let Some(readme) = readme.filter(|r| r.len() > MAX_README) {
-            return Err(AppError::TooLarge(format!(
+    let (mut loaded, files, readme, readme_html, skill_archive, code_files) =
+        web::block(move || -> AppResult<_> {
+            let files = bundle::unpack(&unpack_input, &limits)?;
+            let loaded = toolreg_core::load(&files)?;
+            // Block findings of the definition lint (hidden characters, live
+            // credentials in any text file, a strong combination of warning
+            // signs, too many findings) refuse the publish: 422 naming rule,
+            // pointer and excerpt.
+            loaded.refuse_blocks()?;
+            let readme = files.get("README.md");
+            if let Some(readme) = readme.filter(|r| r.len() > MAX_README) {
+                return Err(AppError::TooLarge(format!(
                 "README.md too large: it is {} bytes; the limit is 512 KiB ({MAX_README} bytes)",
                 readme.len()
             )));
-        }
-        let readme = readme.map(|b| String::from_utf8_lossy(b).into_owned());
-        // Rendered once, here, off the workers; the tool page serves this.
-        let readme_html = readme
-            .as_deref()
-            .map(|r| crate::web::html::markdown(r).as_str().to_string());
-        Ok((loaded, files, readme, readme_html))
-    })
-    .await??;
+            }
+            let readme = readme.map(|b| String::from_utf8_lossy(b).into_owned());
+            // Rendered once, here, off the workers; the tool page serves this.
+            let readme_html = readme
+                .as_deref()
+                .map(|r| crate::web::html::markdown(r).as_str().to_string());
+            // A skill is also served to skill clients as an archive in the
+            // layout they read; built and stored once, here.
+            let skill = loaded.tool.format == toolreg_core::Format::Skill;
+            let skill_archive = skill.then(|| skill_archive::pack(&files)).transpose()?;
+            // What makes a skill a `script` skill, for a refusal to name.
+            let code_files: Vec<String> = files
+                .paths()
+                .filter(|p| skill && is_code_path(p))
+                .map(str::to_string)
+                .collect();
+            Ok((
+                loaded,
+                files,
+                readme,
+                readme_html,
+                skill_archive,
+                code_files,
+            ))
+        })
+        .await??;
     // 2b. A definition naming other tools is linted again knowing the
     //     publisher's tools: naming a sibling is ordinary, naming a tool
     //     the publisher doesn't own is a flag.
@@ -128,7 +150,8 @@ async fn publish_bundle(
     let tier = auth.effective_tier();
     state
         .policy
-        .admit(tool.execution.kind, tier, &loaded.findings)?;
+        .admit(tool.execution.kind, tier, &loaded.findings)
+        .map_err(|refusal| naming_code_files(refusal.into(), &code_files))?;
 
     // 4. Ownership, scope and immutability, checked before storing anything.
     let name = tool.registry_name.clone();
@@ -145,6 +168,19 @@ async fn publish_bundle(
     // 5. The blob, content-addressed. Until the transaction below commits it
     //    is invisible; if that fails it is an orphan for `gc`.
     state.blobs.put_bundle(&sha256, bytes.clone()).await?;
+    let skill_archive = match skill_archive {
+        Some(archive) => {
+            let digest = toolreg_core::digest::sha256_hex(&archive);
+            let size =
+                i64::try_from(archive.len()).map_err(|_| internal("archive size overflow"))?;
+            state
+                .blobs
+                .put_bundle(&digest, Bytes::from(archive))
+                .await?;
+            Some((digest, size))
+        }
+        None => None,
+    };
 
     // 6. One transaction makes the version visible, with its change log, audit and transparency log rows.
     let record = NewRecord {
@@ -169,6 +205,7 @@ async fn publish_bundle(
         tier,
         kind: tool.execution.kind,
         found: loaded.findings.clone(),
+        skill_archive,
     };
     let Published {
         name: published_name,
@@ -190,6 +227,32 @@ async fn publish_bundle(
         warnings: loaded.warnings.iter().map(EncodableProblem::from).collect(),
         log_index,
     }))
+}
+
+/// A policy refusal of an Agent Skill, saying which of its files make it
+/// run code (its kind follows from its files, not from a field).
+fn naming_code_files(err: AppError, code_files: &[String]) -> AppError {
+    if code_files.is_empty() {
+        return err;
+    }
+    const SHOWN: usize = 5;
+    let mut named: Vec<String> = code_files
+        .iter()
+        .take(SHOWN)
+        .map(|f| format!("`{f}`"))
+        .collect();
+    if code_files.len() > SHOWN {
+        named.push(format!("{} more", code_files.len() - SHOWN));
+    }
+    let note = format!(
+        "; this skill is a `script` skill because it carries code: {}",
+        named.join(", ")
+    );
+    match err {
+        AppError::TierForbidden(denial, _) => AppError::TierForbidden(denial, Some(note)),
+        AppError::Forbidden(message) => AppError::Forbidden(format!("{message}{note}")),
+        other => other,
+    }
 }
 
 /// Human form of a byte limit: `10 MiB (10485760 bytes)`.
@@ -258,6 +321,8 @@ struct NewRecord {
     kind: ExecutionKind,
     /// The lint findings, for the policy's re-check.
     found: Vec<Finding>,
+    /// A skill's discovery archive, already stored: digest and size.
+    skill_archive: Option<(String, i64)>,
 }
 
 /// The existing tool, if any, after checking the publisher may publish this
@@ -446,6 +511,16 @@ fn insert_version(
             readme_html: r.readme_html.as_deref(),
         },
     )?;
+    if let Some((sha256, size)) = &r.skill_archive {
+        SkillArchive::insert(
+            conn,
+            &SkillArchive {
+                version_id,
+                sha256: sha256.clone(),
+                size: *size,
+            },
+        )?;
+    }
     let mut audit = NewAudit::new("publish");
     audit.actor = Some(&auth.user.login);
     audit.token_id = Some(auth.token.id);
