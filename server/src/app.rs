@@ -133,7 +133,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(controllers::tools::metadata::show_version)
         .service(controllers::tools::download::download)
         .service(controllers::skills::archive)
-        .service(controllers::skills::index)
+        .service(controllers::skills::discovery_index)
         .service(controllers::skills::skill_md)
         .service(controllers::tools::definition::definition)
         .service(controllers::tools::attestation::attestation)

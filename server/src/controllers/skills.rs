@@ -43,7 +43,7 @@ fn discoverable(skill: &ListedSkill) -> bool {
 #[utoipa::path(tag = "skills",
     responses((status = 200, body = SkillIndex)))]
 #[get("/.well-known/agent-skills/index.json")]
-pub async fn index(state: web::Data<AppState>) -> AppResult<HttpResponse> {
+pub async fn discovery_index(state: web::Data<AppState>) -> AppResult<HttpResponse> {
     let listed = state
         .db
         .read(|conn| skill_archive::listed(conn, None))
