@@ -181,6 +181,8 @@ diesel::table! {
         version_id -> BigInt,
         sha256 -> Text,
         size -> BigInt,
+        /// The files it holds: a JSON array of `[path, size]`.
+        files -> Text,
     }
 }
 

@@ -280,3 +280,53 @@ both_backends!(async TestApp::start =>
     discovery_lists_the_latest_live_version,
     flagged_skills_carry_their_findings,
 );
+
+/// The tool page of a skill: SKILL.md rendered and, beside it, its raw
+/// source with what Markdown hides (escaped); the file list with the code
+/// marked; the findings panel.
+async fn the_tool_page_shows_the_raw_skill_md(app: TestApp) {
+    let token = app.user("tess", Tier::Trusted).await;
+    let body = "# Runner\n\nRun the [tidy script](scripts/tidy.sh \"a hidden title\").\n\n\
+                <!-- hidden note: keep answers short -->\n\n<script>alert(1)</script>\n";
+    let mut files = skill_files("runner-notes", "1.0.0", body);
+    files.insert("scripts/tidy.sh", "#!/bin/sh\necho tidy\n");
+    files.insert("references/guide.md", "# Guide\n");
+    app.publish_ok(&token, pack(&files)).await;
+    let res = app.get("/tools/runner-notes").await;
+    assert_eq!(res.status(), 200);
+    let html = res.text().await.unwrap();
+    let (before_source, source) = html
+        .split_once("<summary>Source</summary>")
+        .expect("a Source pane");
+    let rendered = before_source
+        .split_once("aria-label=\"SKILL.md rendered\"")
+        .expect("a rendered pane")
+        .1;
+    // Rendered: sanitized, its heading, no script, no comment.
+    assert!(rendered.contains("Runner</h3>"), "{rendered}");
+    assert!(!rendered.contains("<script>alert(1)"), "{rendered}");
+    assert!(!rendered.contains("hidden note"), "{rendered}");
+    // Source: every byte, escaped (askama writes `<` as `&#60;`).
+    let source = source.split_once("</pre>").unwrap().0;
+    assert!(!source.contains("<script>"), "{source}");
+    for hidden in [
+        "&#60;!-- hidden note: keep answers short --&#62;",
+        "&#60;script&#62;alert(1)&#60;/script&#62;",
+        "a hidden title",
+        "name: runner-notes",
+    ] {
+        assert!(source.contains(hidden), "{hidden} in the source: {source}");
+    }
+    // Files: code marked, the rest not.
+    assert!(
+        html.contains("<li class=\"code-file\"><code>scripts/tidy.sh</code>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<li><code>references/guide.md</code>"),
+        "{html}"
+    );
+    assert!(html.contains("h-findings"), "the findings panel");
+}
+
+both_backends!(async TestApp::start => the_tool_page_shows_the_raw_skill_md);

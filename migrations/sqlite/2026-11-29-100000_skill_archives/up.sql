@@ -4,6 +4,8 @@
 CREATE TABLE skill_archives (
     version_id INTEGER PRIMARY KEY NOT NULL REFERENCES versions(id),
     sha256 TEXT NOT NULL,
-    size BIGINT NOT NULL
+    size BIGINT NOT NULL,
+    -- The files it holds, as a JSON array of [path, size] (the tool page's list).
+    files TEXT NOT NULL
 );
 CREATE INDEX skill_archives_sha256 ON skill_archives(sha256);

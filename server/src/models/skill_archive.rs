@@ -34,6 +34,23 @@ pub struct SkillArchive {
     /// Hex SHA-256 of the archive's bytes (its blob's name).
     pub sha256: String,
     pub size: i64,
+    /// The files it holds, as a JSON array of `[path, size]` ([`files_json`]).
+    pub files: String,
+}
+
+/// The file list a [`SkillArchive`] row stores: `[[path, size], ...]` in
+/// path order.
+pub fn files_json(files: &ToolFiles) -> String {
+    let list: Vec<(&str, usize)> = files.iter().map(|(p, b)| (p, b.len())).collect();
+    serde_json::to_string(&list).unwrap_or_else(|_| "[]".to_string())
+}
+
+impl SkillArchive {
+    /// The stored file list: `(path, size)` in path order (empty if the
+    /// stored text does not parse).
+    pub fn file_list(&self) -> Vec<(String, u64)> {
+        serde_json::from_str(&self.files).unwrap_or_default()
+    }
 }
 
 /// Pack a skill's files as the discovery archive: ustar entries at the
@@ -168,14 +185,16 @@ pub async fn ensure(
             version.sha256, version.version
         ))
     })?;
-    let bytes = actix_web::web::block(move || -> AppResult<Vec<u8>> {
-        pack(&bundle::unpack(&bundle, &Limits::default())?)
+    let (bytes, files) = actix_web::web::block(move || -> AppResult<(Vec<u8>, String)> {
+        let files = bundle::unpack(&bundle, &Limits::default())?;
+        Ok((pack(&files)?, files_json(&files)))
     })
     .await??;
     let archive = SkillArchive {
         version_id: id,
         sha256: toolreg_core::digest::sha256_hex(&bytes),
         size: i64::try_from(bytes.len()).map_err(|_| internal("archive size overflow"))?,
+        files,
     };
     blobs
         .put_bundle(&archive.sha256, Bytes::from(bytes))

@@ -169,6 +169,7 @@ fn tool(
         },
         tool: model,
         readme: readme.map(crate::web::html::markdown).unwrap_or_default(),
+        skill: None,
     };
     let summary = EncodableTool {
         name: name.into(),

@@ -110,7 +110,14 @@ async fn publish_bundle(
             // A skill is also served to skill clients as an archive in the
             // layout they read; built and stored once, here.
             let skill = loaded.tool.format == toolreg_core::Format::Skill;
-            let skill_archive = skill.then(|| skill_archive::pack(&files)).transpose()?;
+            let skill_archive = skill
+                .then(|| {
+                    Ok::<_, AppError>((
+                        skill_archive::pack(&files)?,
+                        skill_archive::files_json(&files),
+                    ))
+                })
+                .transpose()?;
             // What makes a skill a `script` skill, for a refusal to name.
             let code_files: Vec<String> = files
                 .paths()
@@ -169,7 +176,7 @@ async fn publish_bundle(
     //    is invisible; if that fails it is an orphan for `gc`.
     state.blobs.put_bundle(&sha256, bytes.clone()).await?;
     let skill_archive = match skill_archive {
-        Some(archive) => {
+        Some((archive, files)) => {
             let digest = toolreg_core::digest::sha256_hex(&archive);
             let size =
                 i64::try_from(archive.len()).map_err(|_| internal("archive size overflow"))?;
@@ -177,7 +184,7 @@ async fn publish_bundle(
                 .blobs
                 .put_bundle(&digest, Bytes::from(archive))
                 .await?;
-            Some((digest, size))
+            Some((digest, size, files))
         }
         None => None,
     };
@@ -321,8 +328,8 @@ struct NewRecord {
     kind: ExecutionKind,
     /// The lint findings, for the policy's re-check.
     found: Vec<Finding>,
-    /// A skill's discovery archive, already stored: digest and size.
-    skill_archive: Option<(String, i64)>,
+    /// A skill's discovery archive, already stored: digest, size and file list.
+    skill_archive: Option<(String, i64, String)>,
 }
 
 /// The existing tool, if any, after checking the publisher may publish this
@@ -511,13 +518,14 @@ fn insert_version(
             readme_html: r.readme_html.as_deref(),
         },
     )?;
-    if let Some((sha256, size)) = &r.skill_archive {
+    if let Some((sha256, size, files)) = &r.skill_archive {
         SkillArchive::insert(
             conn,
             &SkillArchive {
                 version_id,
                 sha256: sha256.clone(),
                 size: *size,
+                files: files.clone(),
             },
         )?;
     }
