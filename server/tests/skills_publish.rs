@@ -329,4 +329,58 @@ async fn the_tool_page_shows_the_raw_skill_md(app: TestApp) {
     assert!(html.contains("h-findings"), "the findings panel");
 }
 
-both_backends!(async TestApp::start => the_tool_page_shows_the_raw_skill_md);
+/// `gc` keeps a skill's archive (its blob is referenced by the archive's
+/// row, not a version's), and a skill version without a stored archive (as
+/// published before archives were stored) gets the same one on first use.
+async fn archives_survive_gc_and_are_filled_in(app: TestApp) {
+    let token = app.user("ann", Tier::Untrusted).await;
+    let files = skill_files("tidy-notes", "1.0.0", "# Tidy");
+    let published = app.publish_ok(&token, pack(&files)).await;
+    let e = entry(&index(&app).await, "tidy-notes").unwrap().clone();
+    let digest = e["digest"]
+        .as_str()
+        .unwrap()
+        .trim_start_matches("sha256:")
+        .to_string();
+    assert_ne!(digest, published["sha256"], "the archive is not the bundle");
+    let out = app.binary(&["gc", "--min-age", "0"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        app.stored_objects().await.len(),
+        2,
+        "bundle and archive kept: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let bytes = archive_of(&app, &e).await;
+
+    // As before archives were stored: no row, no blob.
+    app.state
+        .db
+        .write(|conn| {
+            use diesel::RunQueryDsl;
+            diesel::sql_query("DELETE FROM skill_archives").execute(conn)?;
+            Ok(())
+        })
+        .await
+        .expect("delete the archive row");
+    let out = app.binary(&["gc", "--min-age", "0"]);
+    assert!(out.status.success());
+    assert_eq!(
+        app.stored_objects().await.len(),
+        1,
+        "only the bundle is left"
+    );
+    let again = entry(&index(&app).await, "tidy-notes").unwrap().clone();
+    assert_eq!(again["digest"], e["digest"], "built again, the same bytes");
+    assert_eq!(archive_of(&app, &again).await, bytes);
+    assert_eq!(app.count("skill_archives").await, 1);
+}
+
+both_backends!(async TestApp::start =>
+    the_tool_page_shows_the_raw_skill_md,
+    archives_survive_gc_and_are_filled_in,
+);

@@ -50,7 +50,10 @@ pub async fn discovery_index(state: web::Data<AppState>) -> AppResult<HttpRespon
         .await?;
     let mut skills = Vec::new();
     for skill in listed.into_iter().filter(discoverable) {
-        let stored = skill_archive::ensure(&state.db, &state.blobs, &skill.version).await?;
+        let stored = match &skill.archive {
+            Some(stored) => stored.clone(),
+            None => skill_archive::ensure(&state.db, &state.blobs, &skill.version).await?,
+        };
         let findings = serde_json::from_str(&skill.findings).map_err(|e| {
             internal(format!(
                 "stored lint findings of {} {} are not JSON: {e}",

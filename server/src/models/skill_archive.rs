@@ -131,6 +131,9 @@ pub struct ListedSkill {
     pub summary: String,
     /// The lint findings as stored (a JSON array).
     pub findings: String,
+    /// Its stored archive (`None` until [`ensure`] stores it, for a version
+    /// published before archives were stored).
+    pub archive: Option<SkillArchive>,
 }
 
 /// Every skill tool with the version it is listed under, by name; `only`
@@ -143,26 +146,50 @@ pub fn listed(conn: &mut DbConnection, only: Option<&str>) -> AppResult<Vec<List
             versions::table.on(tool_summaries::listed_version_id.eq(versions::id.nullable())),
         )
         .inner_join(version_contents::table.on(version_contents::version_id.eq(versions::id)))
+        .left_join(skill_archives::table.on(skill_archives::version_id.eq(versions::id)))
         .filter(versions::format.eq(Format::Skill.as_str()))
         .select((
             tools::name,
             crate::models::VersionRow::as_select(),
             versions::summary,
             version_contents::findings,
+            skill_archives::sha256.nullable(),
+            skill_archives::size.nullable(),
+            skill_archives::files.nullable(),
         ))
         .order(tools::name.asc());
-    let rows: Vec<(String, crate::models::VersionRow, String, String)> = match only {
+    type Row = (
+        String,
+        crate::models::VersionRow,
+        String,
+        String,
+        Option<String>,
+        Option<i64>,
+        Option<String>,
+    );
+    let rows: Vec<Row> = match only {
         Some(name) => query.filter(tools::name.eq(name)).load(conn)?,
         None => query.load(conn)?,
     };
     Ok(rows
         .into_iter()
-        .map(|(name, version, summary, findings)| ListedSkill {
-            name,
-            version,
-            summary,
-            findings,
-        })
+        .map(
+            |(name, version, summary, findings, sha256, size, files)| ListedSkill {
+                archive: match (sha256, size, files) {
+                    (Some(sha256), Some(size), Some(files)) => Some(SkillArchive {
+                        version_id: version.id,
+                        sha256,
+                        size,
+                        files,
+                    }),
+                    _ => None,
+                },
+                name,
+                version,
+                summary,
+                findings,
+            },
+        )
         .collect())
 }
 
