@@ -24,7 +24,7 @@ use crate::controllers::serve_bundle;
 use crate::error::{internal, not_found, AppResult, ProblemBody};
 use crate::models::skill_archive::{self, ListedSkill};
 use crate::models::version::{HasState, ManifestSummary, VersionContent};
-use crate::models::{ToolRow, VersionRow, VersionState};
+use crate::models::{ToolRow, VersionRow};
 use crate::read_cache::DownloadTarget;
 
 /// The path of a skill version's discovery archive.
@@ -32,10 +32,11 @@ pub fn archive_path(name: &str, version: &str) -> String {
     format!("/api/v1/tools/{name}/{version}/skill.tar.gz")
 }
 
-/// Is this skill listed in discovery? Only a live version is: the index
-/// offers what a client may install now.
+/// Is this skill listed in discovery? Its state decides
+/// ([`crate::models::VersionState::discoverable`]: live only), and its name
+/// must be one skill clients accept.
 fn discoverable(skill: &ListedSkill) -> bool {
-    skill.version.state() == VersionState::Live && is_skill_name(&skill.name)
+    skill.version.state().discoverable() && is_skill_name(&skill.name)
 }
 
 /// The Agent Skills discovery index (v0.2.0) of every skill's latest live
