@@ -356,6 +356,31 @@ async fn archives_survive_gc_and_are_filled_in(app: TestApp) {
         String::from_utf8_lossy(&out.stdout)
     );
     let bytes = archive_of(&app, &e).await;
+    let out = app.binary(&["verify"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("verified 2 blobs"),
+        "the bundle and the archive: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // A damaged archive blob is named by `verify`.
+    app.state
+        .blobs
+        .put_bundle(&digest, bytes::Bytes::from_static(b"not the archive"))
+        .await
+        .expect("overwrite the blob");
+    let out = app.binary(&["verify"]);
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("tidy-notes@1.0.0 (skill archive)") && said.contains(&digest),
+        "{said}"
+    );
 
     // As before archives were stored: no row, no blob.
     app.state
