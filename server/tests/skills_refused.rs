@@ -157,7 +157,29 @@ async fn a_twenty_megabyte_skill_md(app: TestApp) {
     assert_nothing_stored(&app).await;
 }
 
+async fn a_path_skill_clients_would_truncate(app: TestApp) {
+    let token = app.user("ann", Tier::Trusted).await;
+    // One file name over the 100 bytes a ustar header holds: clients would
+    // read it cut short, so the skill is refused naming it.
+    let long = format!("references/{}.md", "n".repeat(110));
+    let mut files = skill_files("tidy-notes", "1.0.0", "# Notes");
+    files.insert(long.as_str(), "# Long\n");
+    let body = problem(app.publish(&token, pack(&files)).await, 400, "bad-bundle").await;
+    let detail = body["detail"].as_str().unwrap();
+    assert!(
+        detail.contains(&long) && detail.contains("ustar"),
+        "{detail}"
+    );
+    assert_nothing_stored(&app).await;
+    // Deep folders are fine while the last 100 bytes are the file's name.
+    let deep = format!("references/{}/guide.md", "d".repeat(120));
+    let mut files = skill_files("tidy-notes", "1.0.0", "# Notes");
+    files.insert(deep.as_str(), "# Deep\n");
+    app.publish_ok(&token, pack(&files)).await;
+}
+
 both_backends!(async TestApp::start =>
+    a_path_skill_clients_would_truncate,
     a_skill_folder_without_skill_md,
     frontmatter_that_is_not_yaml,
     oversize_fields_are_named,
