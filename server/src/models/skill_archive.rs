@@ -18,6 +18,7 @@ use bytes::Bytes;
 use diesel::prelude::*;
 use flate2::GzBuilder;
 use tar::{EntryType, Header};
+use toolreg_core::bundle::contents::is_code_path;
 use toolreg_core::bundle::{self, Limits};
 use toolreg_core::{Format, ToolFiles};
 
@@ -87,6 +88,69 @@ pub fn pack(files: &ToolFiles) -> AppResult<Vec<u8>> {
     }
     let gz = builder.into_inner().map_err(io)?;
     gz.finish().map_err(io)
+}
+
+/// A skill being published: its discovery archive, built from the
+/// bundle's files before anything is stored.
+pub struct PreparedArchive {
+    bytes: Vec<u8>,
+    /// [`files_json`] of the files.
+    files: String,
+    /// The files that make the skill a `script` skill.
+    code_files: Vec<String>,
+}
+
+impl PreparedArchive {
+    /// Pack `files` ([`pack`]; a path clients would truncate is refused).
+    pub fn of(files: &ToolFiles) -> AppResult<PreparedArchive> {
+        Ok(PreparedArchive {
+            bytes: pack(files)?,
+            files: files_json(files),
+            code_files: files
+                .paths()
+                .filter(|p| is_code_path(p))
+                .map(str::to_string)
+                .collect(),
+        })
+    }
+
+    /// A policy refusal of this skill, naming the files that make it run
+    /// code (a skill's kind follows from its files, not from a field).
+    pub fn name_code_files(&self, err: AppError) -> AppError {
+        const SHOWN: usize = 5;
+        if self.code_files.is_empty() {
+            return err;
+        }
+        let mut named: Vec<String> = self
+            .code_files
+            .iter()
+            .take(SHOWN)
+            .map(|f| format!("`{f}`"))
+            .collect();
+        if self.code_files.len() > SHOWN {
+            named.push(format!("{} more", self.code_files.len() - SHOWN));
+        }
+        let note = format!(
+            "; this skill is a `script` skill because it carries code: {}",
+            named.join(", ")
+        );
+        match err {
+            AppError::TierForbidden(denial, _) => AppError::TierForbidden(denial, Some(note)),
+            AppError::Forbidden(message) => AppError::Forbidden(format!("{message}{note}")),
+            other => other,
+        }
+    }
+
+    /// Store the archive's blob under its digest (invisible until the
+    /// publish transaction records it); the digest, size and file list the
+    /// row takes.
+    pub async fn store(self, blobs: &BlobStore) -> AppResult<(String, i64, String)> {
+        let digest = toolreg_core::digest::sha256_hex(&self.bytes);
+        let size =
+            i64::try_from(self.bytes.len()).map_err(|_| internal("archive size overflow"))?;
+        blobs.put_bundle(&digest, Bytes::from(self.bytes)).await?;
+        Ok((digest, size, self.files))
+    }
 }
 
 impl SkillArchive {

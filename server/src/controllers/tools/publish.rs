@@ -15,7 +15,6 @@ use actix_web::{post, web, HttpRequest, HttpResponse};
 use bytes::{Bytes, BytesMut};
 use futures::StreamExt;
 use serde_json::json;
-use toolreg_core::bundle::contents::is_code_path;
 use toolreg_core::bundle::{self, Limits};
 use toolreg_core::lint::{self, Finding};
 use toolreg_core::{ExecutionKind, Policy, Tier};
@@ -25,7 +24,7 @@ use crate::auth::{Auth, PublishAuth};
 use crate::db::{is_unique_violation, now, DbConnection};
 use crate::error::{bad_request, forbidden, internal, AppError, AppResult, ProblemBody};
 use crate::models::change::ChangeLogKind;
-use crate::models::skill_archive::{self, SkillArchive};
+use crate::models::skill_archive::{PreparedArchive, SkillArchive};
 use crate::models::state_change::{self, AfterCommit, StateChange};
 use crate::models::trusted_publisher::TrustedPublisher;
 use crate::models::version::{
@@ -86,54 +85,41 @@ async fn publish_bundle(
 
     // 2. The bundle rules and the definition (CPU work, off the executor).
     let unpack_input = bytes.clone();
-    let (mut loaded, files, readme, readme_html, skill_archive, code_files) =
-        web::block(move || -> AppResult<_> {
-            let files = bundle::unpack(&unpack_input, &limits)?;
-            let loaded = toolreg_core::load(&files)?;
-            // Block findings of the definition lint (hidden characters, live
-            // credentials in any text file, a strong combination of warning
-            // signs, too many findings) refuse the publish: 422 naming rule,
-            // pointer and excerpt.
-            loaded.refuse_blocks()?;
-            let readme = files.get("README.md");
-            if let Some(readme) = readme.filter(|r| r.len() > MAX_README) {
-                return Err(AppError::TooLarge(format!(
+    let (mut loaded, files, readme, readme_html) = web::block(move || -> AppResult<_> {
+        let files = bundle::unpack(&unpack_input, &limits)?;
+        let loaded = toolreg_core::load(&files)?;
+        // Block findings of the definition lint (hidden characters, live
+        // credentials in any text file, a strong combination of warning
+        // signs, too many findings) refuse the publish: 422 naming rule,
+        // pointer and excerpt.
+        loaded.refuse_blocks()?;
+        let readme = files.get("README.md");
+        if let Some(readme) = readme.filter(|r| r.len() > MAX_README) {
+            return Err(AppError::TooLarge(format!(
                 "README.md too large: it is {} bytes; the limit is 512 KiB ({MAX_README} bytes)",
                 readme.len()
             )));
-            }
-            let readme = readme.map(|b| String::from_utf8_lossy(b).into_owned());
-            // Rendered once, here, off the workers; the tool page serves this.
-            let readme_html = readme
-                .as_deref()
-                .map(|r| crate::web::html::markdown(r).as_str().to_string());
-            // A skill is also served to skill clients as an archive in the
-            // layout they read; built and stored once, here.
-            let skill = loaded.tool.format == toolreg_core::Format::Skill;
-            let skill_archive = skill
-                .then(|| {
-                    Ok::<_, AppError>((
-                        skill_archive::pack(&files)?,
-                        skill_archive::files_json(&files),
-                    ))
-                })
-                .transpose()?;
-            // What makes a skill a `script` skill, for a refusal to name.
-            let code_files: Vec<String> = files
-                .paths()
-                .filter(|p| skill && is_code_path(p))
-                .map(str::to_string)
-                .collect();
-            Ok((
-                loaded,
-                files,
-                readme,
-                readme_html,
-                skill_archive,
-                code_files,
-            ))
+        }
+        let readme = readme.map(|b| String::from_utf8_lossy(b).into_owned());
+        // Rendered once, here, off the workers; the tool page serves this.
+        let readme_html = readme
+            .as_deref()
+            .map(|r| crate::web::html::markdown(r).as_str().to_string());
+        Ok((loaded, files, readme, readme_html))
+    })
+    .await??;
+    // 2a. An Agent Skill is also served to skill clients as an archive in
+    //     the layout they read (`models::skill_archive`): built here (CPU
+    //     work, off the executor), stored beside the bundle.
+    let (files, skill) = if loaded.tool.format == toolreg_core::Format::Skill {
+        web::block(move || -> AppResult<_> {
+            let prepared = PreparedArchive::of(&files)?;
+            Ok((files, Some(prepared)))
         })
-        .await??;
+        .await??
+    } else {
+        (files, None)
+    };
     // 2b. A definition naming other tools is linted again knowing the
     //     publisher's tools: naming a sibling is ordinary, naming a tool
     //     the publisher doesn't own is a flag.
@@ -158,7 +144,11 @@ async fn publish_bundle(
     state
         .policy
         .admit(tool.execution.kind, tier, &loaded.findings)
-        .map_err(|refusal| naming_code_files(refusal.into(), &code_files))?;
+        .map_err(|refusal| match &skill {
+            // A skill's kind follows from its files: the refusal names them.
+            Some(skill) => skill.name_code_files(refusal.into()),
+            None => AppError::from(refusal),
+        })?;
 
     // 4. Ownership, scope and immutability, checked before storing anything.
     let name = tool.registry_name.clone();
@@ -175,17 +165,8 @@ async fn publish_bundle(
     // 5. The blob, content-addressed. Until the transaction below commits it
     //    is invisible; if that fails it is an orphan for `gc`.
     state.blobs.put_bundle(&sha256, bytes.clone()).await?;
-    let skill_archive = match skill_archive {
-        Some((archive, files)) => {
-            let digest = toolreg_core::digest::sha256_hex(&archive);
-            let size =
-                i64::try_from(archive.len()).map_err(|_| internal("archive size overflow"))?;
-            state
-                .blobs
-                .put_bundle(&digest, Bytes::from(archive))
-                .await?;
-            Some((digest, size, files))
-        }
+    let skill_archive = match skill {
+        Some(skill) => Some(skill.store(&state.blobs).await?),
         None => None,
     };
 
@@ -234,32 +215,6 @@ async fn publish_bundle(
         warnings: loaded.warnings.iter().map(EncodableProblem::from).collect(),
         log_index,
     }))
-}
-
-/// A policy refusal of an Agent Skill, saying which of its files make it
-/// run code (its kind follows from its files, not from a field).
-fn naming_code_files(err: AppError, code_files: &[String]) -> AppError {
-    if code_files.is_empty() {
-        return err;
-    }
-    const SHOWN: usize = 5;
-    let mut named: Vec<String> = code_files
-        .iter()
-        .take(SHOWN)
-        .map(|f| format!("`{f}`"))
-        .collect();
-    if code_files.len() > SHOWN {
-        named.push(format!("{} more", code_files.len() - SHOWN));
-    }
-    let note = format!(
-        "; this skill is a `script` skill because it carries code: {}",
-        named.join(", ")
-    );
-    match err {
-        AppError::TierForbidden(denial, _) => AppError::TierForbidden(denial, Some(note)),
-        AppError::Forbidden(message) => AppError::Forbidden(format!("{message}{note}")),
-        other => other,
-    }
 }
 
 /// Human form of a byte limit: `10 MiB (10485760 bytes)`.
