@@ -20,11 +20,15 @@ use toolreg_core::{ExecutionKind, Format, Problem, Tier};
 mod page;
 mod reports;
 mod search;
+mod skills;
 mod trust;
 
 pub use page::{Page, PageError, PageQuery};
 pub use reports::{EncodableReport, QuarantineState, ReasonRequest, ReportPage};
 pub use search::{FacetCounts, SearchAnswer, SearchFacets, SearchHighlights, SearchHit};
+pub use skills::{
+    SkillFrontmatter, SkillIndex, SkillIndexEntry, SkillIndexExtension, DISCOVERY_SCHEMA,
+};
 pub use trust::{
     Attestation, AttestationStatement, EncodableTrustedPublisher, NewTrustedPublisherRequest,
     OidcExchangeRequest, OidcExchanged, Provenance, TrustedPublisherList, ATTESTATION_HEADER,
@@ -263,6 +267,10 @@ pub struct EncodableVersion {
     /// null for a version published with a user's token.
     #[serde(default)]
     pub provenance: Option<Provenance>,
+    /// An Agent Skill's `SKILL.md` frontmatter (null for other formats, and
+    /// while the version's contents are withheld).
+    #[serde(default)]
+    pub skill: Option<SkillFrontmatter>,
 }
 
 /// `GET /api/v1/tools/{name}/diff?from=A&to=B`: what changed in the

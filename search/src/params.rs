@@ -258,8 +258,9 @@ impl SearchRequest {
                 SearchError::bad(
                     "format",
                     format!(
-                        "unknown format `{}`; use matimo, shinkai, mcp or prompt",
-                        clip(v)
+                        "unknown format `{}`; use {}",
+                        clip(v),
+                        Format::ALL.map(Format::as_str).join(", ")
                     ),
                 )
             })?),

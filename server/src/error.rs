@@ -26,9 +26,11 @@ pub enum AppError {
     /// 403 `forbidden`: not an owner, missing scope, not an admin.
     #[error("{0}")]
     Forbidden(String),
-    /// 403 `tier-forbidden`: the publisher's tier may not publish this execution kind.
-    #[error("{0}")]
-    TierForbidden(Denial),
+    /// 403 `tier-forbidden`: the publisher's tier may not publish this
+    /// execution kind; the second field, when set, says what gave the
+    /// version its kind (e.g. the code files of an Agent Skill).
+    #[error("{}{}", .0, .1.as_deref().unwrap_or_default())]
+    TierForbidden(Denial, Option<String>),
     /// 403 `blocked`: the version is blocked.
     #[error("{0}")]
     Blocked(String),
@@ -129,7 +131,7 @@ impl From<toolreg_core::Error> for AppError {
 impl From<Refusal> for AppError {
     fn from(refusal: Refusal) -> Self {
         match refusal {
-            Refusal::Tier(denial) => AppError::TierForbidden(denial),
+            Refusal::Tier(denial) => AppError::TierForbidden(denial, None),
             flagged @ Refusal::FlaggedCode { .. } => AppError::Forbidden(format!(
                 "{flagged}: reword the flagged text, or publish as a verified or trusted \
                  publisher (not with an agent token)"
@@ -184,7 +186,7 @@ impl AppError {
             AppError::BadBundle(_) => ("bad-bundle", "Bad bundle"),
             AppError::Unauthorized(_) => ("unauthorized", "Unauthorized"),
             AppError::Forbidden(_) => ("forbidden", "Forbidden"),
-            AppError::TierForbidden(_) => ("tier-forbidden", "Publisher tier too low"),
+            AppError::TierForbidden(..) => ("tier-forbidden", "Publisher tier too low"),
             AppError::Blocked(_) => ("blocked", "Version blocked"),
             AppError::Quarantined(_) => ("quarantined", "Version quarantined"),
             AppError::NotFound(_) => ("not-found", "Not found"),
@@ -229,7 +231,7 @@ impl AppError {
             AppError::InvalidDefinition { errors, .. } => {
                 body.errors = Some(errors.iter().map(EncodableProblem::from).collect())
             }
-            AppError::TierForbidden(denial) => {
+            AppError::TierForbidden(denial, _) => {
                 body.execution = Some(denial.execution.to_string());
                 body.required_tier = Some(denial.required.to_string());
                 body.publisher_tier = Some(denial.publisher_tier.to_string());
@@ -246,7 +248,7 @@ impl ResponseError for AppError {
             AppError::BadRequest(_) | AppError::BadBundle(_) => StatusCode::BAD_REQUEST,
             AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             AppError::Forbidden(_)
-            | AppError::TierForbidden(_)
+            | AppError::TierForbidden(..)
             | AppError::Blocked(_)
             | AppError::Quarantined(_) => StatusCode::FORBIDDEN,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,

@@ -241,14 +241,28 @@ pub async fn set_tier(
     .await?
 }
 
-/// `verify`: every version's blob exists and hashes to its digest. Prints
-/// each bad one on stdout and answers exit code 1 if there are any.
+/// `verify`: every version's blob, and every skill version's discovery
+/// archive, exists and hashes to its digest. Prints each bad one on stdout
+/// and answers exit code 1 if there are any.
 pub async fn verify(store: &StoreOptions) -> AppResult<ExitCode> {
     let db = open_db(store)?;
     let blobs = BlobStore::open(&store.storage_url())?;
     let rows = db
         .read(|conn| {
-            let rows = VersionRow::all_digests(conn)?;
+            use crate::schema::{skill_archives, versions};
+            let mut rows = VersionRow::all_digests(conn)?;
+            let archives: Vec<(i64, String, String, i64)> = skill_archives::table
+                .inner_join(versions::table)
+                .select((
+                    versions::tool_id,
+                    versions::version,
+                    skill_archives::sha256,
+                    skill_archives::size,
+                ))
+                .load(conn)?;
+            rows.extend(archives.into_iter().map(|(tool, version, sha, size)| {
+                (tool, format!("{version} (skill archive)"), sha, size)
+            }));
             let mut out = Vec::with_capacity(rows.len());
             let mut names = std::collections::HashMap::new();
             for (tool_id, version, sha256, size) in rows {
@@ -298,19 +312,20 @@ pub async fn verify(store: &StoreOptions) -> AppResult<ExitCode> {
     bad += log_problems.len();
     if bad == 0 {
         eprintln!(
-            "verified {} versions: every blob is present and matches its digest",
+            "verified {} blobs (bundles and skill archives): every blob is present and matches its digest",
             rows.len()
         );
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("{bad} of {} versions failed verification", rows.len());
+        eprintln!("{bad} of {} blobs failed verification", rows.len());
         Ok(ExitCode::FAILURE)
     }
 }
 
 use diesel::prelude::*;
 
-/// `gc`: delete bundle blobs no version references that are older than `min_age`.
+/// `gc`: delete bundle blobs no version (nor skill archive) references that
+/// are older than `min_age`.
 pub async fn gc(store: &StoreOptions, min_age: Duration) -> AppResult<()> {
     let db = open_db(store)?;
     let blobs = BlobStore::open(&store.storage_url())?;
@@ -327,7 +342,12 @@ pub async fn gc(store: &StoreOptions, min_age: Duration) -> AppResult<()> {
             continue;
         }
         let referenced = db
-            .read(move |conn| VersionRow::digest_referenced(conn, &digest))
+            .read(move |conn| {
+                Ok(VersionRow::digest_referenced(conn, &digest)?
+                    || crate::models::skill_archive::SkillArchive::digest_referenced(
+                        conn, &digest,
+                    )?)
+            })
             .await?;
         if referenced {
             kept += 1;

@@ -178,6 +178,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    /// The archive a skill version is served as to skill clients
+    /// (`models::skill_archive`): a blob under its own digest.
+    skill_archives (version_id) {
+        version_id -> BigInt,
+        sha256 -> Text,
+        size -> BigInt,
+        /// The files it holds: a JSON array of `[path, size]`.
+        files -> Text,
+    }
+}
+
+diesel::table! {
     log_hashes (id) {
         id -> BigInt,
         level -> Integer,
@@ -193,6 +205,7 @@ diesel::joinable!(owner_invitations -> tools (tool_id));
 diesel::joinable!(versions -> tools (tool_id));
 diesel::joinable!(versions -> users (publisher_id));
 diesel::joinable!(version_contents -> versions (version_id));
+diesel::joinable!(skill_archives -> versions (version_id));
 diesel::joinable!(tool_summaries -> tools (tool_id));
 diesel::joinable!(trusted_publishers -> tools (tool_id));
 diesel::joinable!(token_tools -> tools (tool_id));
@@ -207,6 +220,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     owner_invitations,
     versions,
     version_contents,
+    skill_archives,
     tool_summaries,
     changes,
     audit_log,

@@ -2,7 +2,8 @@
 //! API (publish, tool, version with and without findings, a tool's
 //! versions, search, diff, resolve, yank, owners, reports, quarantine,
 //! tokens, `me`, tier changes, the audit log, the transparency log's proofs,
-//! health), its problem+json answers and the OpenAPI document — compared
+//! health, an Agent Skill's version and the skills discovery index), its
+//! problem+json answers and the OpenAPI document — compared
 //! with the committed snapshots in `server/tests/snapshots/`, on both
 //! backends, so an added, removed or renamed field is seen in review
 //! (trusted publishing's answers are in `contracts_trust.rs`). Values that
@@ -354,4 +355,21 @@ async fn log_bodies(app: TestApp) {
 }
 
 both_backends!(async TestApp::with_search => success_bodies, problem_bodies);
-both_backends!(async TestApp::start => version_bodies, account_bodies, log_bodies);
+/// An Agent Skill's version (its frontmatter under `skill`) and the
+/// discovery index listing it (the archive is deterministic, so its digest
+/// is part of the snapshot).
+async fn skill_bodies(app: TestApp) {
+    let ann = app.user("ann", Tier::Untrusted).await;
+    let files = common::skills::skill_files("tidy-notes", "1.0.0", "# Tidy");
+    app.publish_ok(&ann, common::skills::pack(&files)).await;
+    assert_json_snapshot!(
+        "version_skill",
+        redacted(get_json(&app, "/api/v1/tools/tidy-notes/1.0.0").await)
+    );
+    assert_json_snapshot!(
+        "skill_index",
+        get_json(&app, "/.well-known/agent-skills/index.json").await
+    );
+}
+
+both_backends!(async TestApp::start => version_bodies, account_bodies, log_bodies, skill_bodies);

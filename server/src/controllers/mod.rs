@@ -11,6 +11,7 @@ pub mod publishers;
 pub mod reports;
 pub mod resolve;
 pub mod search;
+pub mod skills;
 pub mod tokens;
 pub mod tools;
 pub mod trusted_publishers;

@@ -17,7 +17,7 @@ use crate::views::SearchAnswer;
         ("q" = Option<String>, Query, description = "Free text of any length: a name or a few words (words of 5+ letters forgive one typo, name words match by prefix), or a need in a sentence (more than four words: stopwords and bare numbers are left out; at most 4,096 characters and the 32 rarest words are read). The answer's `words` lists the words used"),
         ("keyword" = Option<String>, Query, description = "Only tools with this keyword"),
         ("license" = Option<String>, Query, description = "Only tools with this license (case-insensitive)"),
-        ("format" = Option<String>, Query, description = "matimo, shinkai, mcp or prompt"),
+        ("format" = Option<String>, Query, description = "matimo, shinkai, mcp, prompt or skill"),
         ("execution" = Option<String>, Query, description = "function, script, command, http, prompt or schema"),
         ("tier" = Option<String>, Query, description = "untrusted, verified or trusted (the publisher's tier)"),
         ("findings" = Option<String>, Query, description = "none (the listed version carries no lint findings) or flagged (it carries at least one)"),

@@ -7,6 +7,7 @@ pub mod invitation;
 pub mod owner;
 pub mod quarantine;
 pub mod report;
+pub mod skill_archive;
 pub mod state_change;
 pub mod stored;
 pub mod tier;

@@ -27,6 +27,20 @@ pub struct VersionDetail {
     pub tool: Tool,
     /// The README, rendered (empty without one).
     pub readme: SafeHtml,
+    /// An Agent Skill's `SKILL.md` rendered and its files (`None` for other
+    /// formats, and while the version's contents are withheld).
+    pub skill: Option<SkillDetail>,
+}
+
+/// What a skill's page shows beyond other tools'.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkillDetail {
+    /// The Markdown body of `SKILL.md` (after the frontmatter), rendered by
+    /// the README renderer within the README's limit.
+    pub rendered: SafeHtml,
+    /// The skill's files, `(path, size)` in path order (`None` for a skill
+    /// published before its file list was stored).
+    pub files: Option<Vec<(String, u64)>>,
 }
 
 impl VersionDetail {

@@ -5,12 +5,13 @@
 
 use toolreg_api::{EncodableTool, SearchAnswer};
 use toolreg_core::policy::{ExecutionKind, Tier};
-use toolreg_core::Tool;
+use toolreg_core::{Format, Tool};
 use toolreg_search::SearchParams;
 
-use super::catalog::{Catalog, VersionDetail};
+use super::catalog::{Catalog, SkillDetail, VersionDetail};
 use crate::app::AppState;
 use crate::error::{internal, AppResult};
+use crate::models::skill_archive::SkillArchive;
 use crate::models::version::{self, HasState, VersionContent, MAX_README};
 use crate::models::{tool_summary, ToolRow, VersionRow};
 use crate::web::html::{self, SafeHtml};
@@ -52,16 +53,40 @@ impl Catalog for AppState {
         } else {
             SafeHtml::default()
         };
+        let skill = if v.format == Format::Skill && v.state().contents_served() {
+            Some(SkillDetail {
+                rendered: skill_body_html(&model.original_text()),
+                files: SkillArchive::of(conn, v.id)?.map(|a| a.file_list()),
+            })
+        } else {
+            None
+        };
         Ok(Some(VersionDetail {
             version: encoded,
             tool: model,
             readme,
+            skill,
         }))
     }
 
     fn required_tier(&self, kind: ExecutionKind) -> Tier {
         self.policy.required_tier(kind)
     }
+}
+
+/// The Markdown body of `SKILL.md` (what follows its frontmatter) rendered
+/// like a README, from at most the README's limit of text. Rendered on
+/// each view, off the workers; what Markdown hides (comments, link titles)
+/// is on the page's raw source beside it.
+fn skill_body_html(text: &str) -> SafeHtml {
+    let body = toolreg_core::formats::skill::split(text)
+        .map(|s| s.body)
+        .unwrap_or(text);
+    let mut end = body.len().min(MAX_README);
+    while !body.is_char_boundary(end) {
+        end -= 1;
+    }
+    html::markdown(&body[..end])
 }
 
 /// The README's HTML: as rendered at publish, or — for a version published

@@ -168,9 +168,11 @@ fn tool(
             log_index: Some(0),
             findings: Vec::new(),
             provenance: None,
+            skill: None,
         },
         tool: model,
         readme: readme.map(crate::web::html::markdown).unwrap_or_default(),
+        skill: None,
     };
     let summary = EncodableTool {
         name: name.into(),

@@ -8,6 +8,8 @@
 //! on both backends with `toolreg_test_support::both_backends!`.
 #![allow(dead_code)]
 
+pub mod skills;
+
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -6,7 +6,9 @@
 //! publisher can't publish flagged code). Then the blob is stored
 //! content-addressed, and one database transaction makes the version visible
 //! together with its definition fingerprint, its lint findings (the flags it
-//! carries), change log and audit rows. A failure at any point leaves nothing visible.
+//! carries), change log and audit rows. An Agent Skill's discovery archive
+//! (`models::skill_archive`) is stored beside its bundle and recorded in the
+//! same transaction. A failure at any point leaves nothing visible.
 
 use actix_web::http::header;
 use actix_web::{post, web, HttpRequest, HttpResponse};
@@ -22,6 +24,7 @@ use crate::auth::{Auth, PublishAuth};
 use crate::db::{is_unique_violation, now, DbConnection};
 use crate::error::{bad_request, forbidden, internal, AppError, AppResult, ProblemBody};
 use crate::models::change::ChangeLogKind;
+use crate::models::skill_archive::{PreparedArchive, SkillArchive};
 use crate::models::state_change::{self, AfterCommit, StateChange};
 use crate::models::trusted_publisher::TrustedPublisher;
 use crate::models::version::{
@@ -105,6 +108,18 @@ async fn publish_bundle(
         Ok((loaded, files, readme, readme_html))
     })
     .await??;
+    // 2a. An Agent Skill is also served to skill clients as an archive in
+    //     the layout they read (`models::skill_archive`): built here (CPU
+    //     work, off the executor), stored beside the bundle.
+    let (files, skill) = if loaded.tool.format == toolreg_core::Format::Skill {
+        web::block(move || -> AppResult<_> {
+            let prepared = PreparedArchive::of(&files)?;
+            Ok((files, Some(prepared)))
+        })
+        .await??
+    } else {
+        (files, None)
+    };
     // 2b. A definition naming other tools is linted again knowing the
     //     publisher's tools: naming a sibling is ordinary, naming a tool
     //     the publisher doesn't own is a flag.
@@ -128,7 +143,12 @@ async fn publish_bundle(
     let tier = auth.effective_tier();
     state
         .policy
-        .admit(tool.execution.kind, tier, &loaded.findings)?;
+        .admit(tool.execution.kind, tier, &loaded.findings)
+        .map_err(|refusal| match &skill {
+            // A skill's kind follows from its files: the refusal names them.
+            Some(skill) => skill.name_code_files(refusal.into()),
+            None => AppError::from(refusal),
+        })?;
 
     // 4. Ownership, scope and immutability, checked before storing anything.
     let name = tool.registry_name.clone();
@@ -145,6 +165,10 @@ async fn publish_bundle(
     // 5. The blob, content-addressed. Until the transaction below commits it
     //    is invisible; if that fails it is an orphan for `gc`.
     state.blobs.put_bundle(&sha256, bytes.clone()).await?;
+    let skill_archive = match skill {
+        Some(skill) => Some(skill.store(&state.blobs).await?),
+        None => None,
+    };
 
     // 6. One transaction makes the version visible, with its change log, audit and transparency log rows.
     let record = NewRecord {
@@ -169,6 +193,7 @@ async fn publish_bundle(
         tier,
         kind: tool.execution.kind,
         found: loaded.findings.clone(),
+        skill_archive,
     };
     let Published {
         name: published_name,
@@ -258,6 +283,8 @@ struct NewRecord {
     kind: ExecutionKind,
     /// The lint findings, for the policy's re-check.
     found: Vec<Finding>,
+    /// A skill's discovery archive, already stored: digest, size and file list.
+    skill_archive: Option<(String, i64, String)>,
 }
 
 /// The existing tool, if any, after checking the publisher may publish this
@@ -446,6 +473,17 @@ fn insert_version(
             readme_html: r.readme_html.as_deref(),
         },
     )?;
+    if let Some((sha256, size, files)) = &r.skill_archive {
+        SkillArchive::insert(
+            conn,
+            &SkillArchive {
+                version_id,
+                sha256: sha256.clone(),
+                size: *size,
+                files: files.clone(),
+            },
+        )?;
+    }
     let mut audit = NewAudit::new("publish");
     audit.actor = Some(&auth.user.login);
     audit.token_id = Some(auth.token.id);

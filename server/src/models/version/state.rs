@@ -228,6 +228,19 @@ impl VersionState {
         self.listing_rank() > 0
     }
 
+    /// Is a skill listed under this version offered to skill clients (the
+    /// Agent Skills discovery index and `SKILL.md`)? Only a live one: the
+    /// index offers what a client may install now, and a client pins
+    /// nothing, so a yanked version is not offered either.
+    pub fn discoverable(&self) -> bool {
+        match self {
+            VersionState::Live => true,
+            VersionState::Yanked
+            | VersionState::Blocked { .. }
+            | VersionState::Quarantined { .. } => false,
+        }
+    }
+
     /// How resolve treats this version when it matches the requirement:
     /// the matching version of the highest rank decides the answer.
     pub fn resolve_rank(&self) -> u8 {
@@ -352,6 +365,7 @@ mod tests {
             // Only a live version resolves, and it is listed first.
             assert_eq!(s.resolve_rank() == 3, s == VersionState::Live, "{s:?}");
             assert_eq!(s.listing_rank() == 2, s == VersionState::Live, "{s:?}");
+            assert_eq!(s.discoverable(), s == VersionState::Live, "{s:?}");
             assert_eq!(
                 s.resolve("calc", "1.0.0").is_some_and(|r| r.is_ok()),
                 s == VersionState::Live

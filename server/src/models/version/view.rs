@@ -3,7 +3,7 @@
 //! too), with what its state withholds left out.
 
 use serde_json::Value;
-use toolreg_api::{EncodablePublisher, EncodableVersion};
+use toolreg_api::{EncodablePublisher, EncodableVersion, SkillFrontmatter};
 
 use super::{HasState, VersionContent, VersionRow};
 use crate::db::DbConnection;
@@ -37,6 +37,12 @@ pub fn encode(
     let state = v.state();
     let contents = state.contents_served();
     let texts = state.texts_shown();
+    let manifest: Value = if contents {
+        serde_json::from_str(&content.manifest).unwrap_or(Value::Null)
+    } else {
+        Value::Null
+    };
+    let skill = skill_frontmatter(&manifest);
     Ok(EncodableVersion {
         name: tool_name.to_string(),
         version: v.version.clone(),
@@ -58,11 +64,7 @@ pub fn encode(
             login: user.login,
             tier: v.publisher_tier,
         },
-        manifest: if contents {
-            serde_json::from_str(&content.manifest).unwrap_or(Value::Null)
-        } else {
-            Value::Null
-        },
+        manifest,
         definition_file: content.definition_file.clone(),
         definition: contents.then(|| content.definition.clone()),
         readme: content
@@ -72,5 +74,12 @@ pub fn encode(
         log_index,
         findings: state.findings(findings),
         provenance,
+        skill,
     })
+}
+
+/// An Agent Skill's frontmatter, from the canonical manifest's `skill`
+/// extension (`None` for other formats and for a withheld manifest).
+pub fn skill_frontmatter(manifest: &Value) -> Option<SkillFrontmatter> {
+    SkillFrontmatter::from_value(manifest.pointer("/extensions/skill/frontmatter")?)
 }

@@ -5,6 +5,7 @@
 //!
 //! * [`index`]: the home page, the search form; [`results`]: its results region.
 //! * [`tool`]: a tool page; [`version`]: the parts of it about one version.
+//! * [`skill`]: the part of a tool page about an Agent Skill.
 //! * [`diff`]: what changed between two versions.
 //! * [`error`]: the error pages.
 
@@ -12,6 +13,7 @@ pub mod diff;
 pub mod error;
 pub mod index;
 pub mod results;
+pub mod skill;
 pub mod tool;
 pub mod version;
 

@@ -8,6 +8,7 @@ use toolreg_api::{EncodablePublisher, EncodableTool};
 use toolreg_core::lint::Finding;
 use toolreg_core::policy::Tier;
 
+use super::skill::SkillView;
 use super::version::{
     execution_detail, exports, format_exports, pin_snippet, ExportView, FormatExport,
 };
@@ -89,6 +90,8 @@ pub struct ToolView {
     /// `2 lint findings (P3, P4)`, for the badge's title: the flags and
     /// blocks, not notes; empty when none.
     pub findings_summary: String,
+    /// An Agent Skill's `SKILL.md` (rendered and raw) and files.
+    pub skill: Option<SkillView>,
 }
 
 /// A version's deprecation as the page shows it.
@@ -317,6 +320,7 @@ impl ToolView {
             )
         };
         ToolView {
+            skill: SkillView::of(detail),
             provenance: row.provenance.as_ref().map(ProvenanceView::of),
             findings,
             findings_summary,
