@@ -64,9 +64,36 @@ const GZIP_OS_UNKNOWN: u8 = 255;
 /// Every path must be relative, `/`-separated, without `.`/`..` components
 /// or empty segments; otherwise [`Error::Bundle`] names the path.
 pub fn pack(files: &ToolFiles) -> Result<Vec<u8>, Error> {
-    let io_err = |e: io::Error| Error::Bundle(format!("could not write the bundle: {e}"));
     check_file_dir_clashes(files.paths())?;
     names::check(files.paths())?;
+    for path in files.paths() {
+        check_pack_path(path)?;
+    }
+    write_tar_gz(files, Headers::Gnu)
+}
+
+/// Pack files as a plain ustar `.tar.gz`, for clients whose tar reader
+/// knows no GNU long-name records (skill clients): the same determinism as
+/// [`pack`], but each path must fit a ustar header (a 100-byte name after
+/// at most a 155-byte directory prefix); [`Error::Bundle`] names one that
+/// doesn't.
+pub fn pack_ustar(files: &ToolFiles) -> Result<Vec<u8>, Error> {
+    write_tar_gz(files, Headers::Ustar)
+}
+
+/// The tar header format [`write_tar_gz`] writes.
+#[derive(Clone, Copy)]
+enum Headers {
+    /// GNU headers: any path length (long names as GNU records).
+    Gnu,
+    /// Plain ustar headers: paths that fit the header only.
+    Ustar,
+}
+
+/// The files, in path order, as regular entries with fixed metadata, in a
+/// gzip stream without a timestamp.
+fn write_tar_gz(files: &ToolFiles, headers: Headers) -> Result<Vec<u8>, Error> {
+    let io_err = |e: io::Error| Error::Bundle(format!("could not write the bundle: {e}"));
     let gz: GzEncoder<Vec<u8>> = GzBuilder::new()
         .mtime(0)
         .operating_system(GZIP_OS_UNKNOWN)
@@ -74,8 +101,10 @@ pub fn pack(files: &ToolFiles) -> Result<Vec<u8>, Error> {
     let mut builder = tar::Builder::new(gz);
     // ToolFiles iterates in sorted path order.
     for (path, bytes) in files.iter() {
-        check_pack_path(path)?;
-        let mut header = Header::new_gnu();
+        let mut header = match headers {
+            Headers::Gnu => Header::new_gnu(),
+            Headers::Ustar => Header::new_ustar(),
+        };
         header.set_entry_type(EntryType::Regular);
         header.set_size(bytes.len() as u64);
         header.set_mode(0o644);
@@ -84,9 +113,19 @@ pub fn pack(files: &ToolFiles) -> Result<Vec<u8>, Error> {
         header.set_gid(0);
         header.set_username("").map_err(io_err)?;
         header.set_groupname("").map_err(io_err)?;
-        builder
-            .append_data(&mut header, path, bytes)
-            .map_err(io_err)?;
+        match headers {
+            Headers::Gnu => builder.append_data(&mut header, path, bytes),
+            Headers::Ustar => {
+                header.set_path(path).map_err(|_| {
+                    Error::Bundle(format!(
+                        "the path `{path}` is too long for a ustar archive, which holds at most 100 bytes of file name after at most 155 bytes of directories"
+                    ))
+                })?;
+                header.set_cksum();
+                builder.append(&header, bytes)
+            }
+        }
+        .map_err(io_err)?;
     }
     let gz = builder.into_inner().map_err(io_err)?;
     let mut out = gz.finish().map_err(io_err)?;

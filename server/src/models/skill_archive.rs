@@ -16,8 +16,6 @@
 
 use bytes::Bytes;
 use diesel::prelude::*;
-use flate2::GzBuilder;
-use tar::{EntryType, Header};
 use toolreg_core::bundle::contents::is_code_path;
 use toolreg_core::bundle::{self, Limits};
 use toolreg_core::{Format, ToolFiles};
@@ -54,40 +52,18 @@ impl SkillArchive {
     }
 }
 
-/// Pack a skill's files as the discovery archive: ustar entries at the
-/// root in path order, mode 0644, mtime 0, no owner, and a gzip header
-/// without a timestamp, so the same files always give the same bytes.
-/// A path that does not fit a ustar header (100 bytes, or a 155-byte
-/// directory prefix and a 100-byte rest) is refused by name: clients would
-/// read it truncated.
+/// Pack a skill's files as the discovery archive
+/// ([`bundle::pack_ustar`]: ustar entries at the root in path order, with
+/// fixed metadata, so the same files always give the same bytes). A path
+/// that does not fit a ustar header is refused by name: clients would read
+/// it truncated.
 pub fn pack(files: &ToolFiles) -> AppResult<Vec<u8>> {
-    let io = |e: std::io::Error| internal(format!("could not write the skill archive: {e}"));
-    let gz = GzBuilder::new()
-        .mtime(0)
-        .operating_system(255)
-        .write(Vec::new(), flate2::Compression::default());
-    let mut builder = tar::Builder::new(gz);
-    for (path, bytes) in files.iter() {
-        let mut header = Header::new_ustar();
-        header.set_path(path).map_err(|_| {
-            AppError::BadBundle(format!(
-                "bad bundle: the path `{path}` is too long for a skill archive: skill clients read ustar \
-                 headers, which hold at most 100 bytes of file name after at most 155 bytes of directories"
-            ))
-        })?;
-        header.set_entry_type(EntryType::Regular);
-        header.set_size(bytes.len() as u64);
-        header.set_mode(0o644);
-        header.set_mtime(0);
-        header.set_uid(0);
-        header.set_gid(0);
-        header.set_username("").map_err(io)?;
-        header.set_groupname("").map_err(io)?;
-        header.set_cksum();
-        builder.append(&header, bytes).map_err(io)?;
-    }
-    let gz = builder.into_inner().map_err(io)?;
-    gz.finish().map_err(io)
+    bundle::pack_ustar(files).map_err(|e| match e {
+        toolreg_core::Error::Bundle(message) => AppError::BadBundle(format!(
+            "bad bundle: {message}: skill clients read ustar headers only"
+        )),
+        other => internal(format!("could not write the skill archive: {other}")),
+    })
 }
 
 /// A skill being published: its discovery archive, built from the
