@@ -419,6 +419,9 @@ fn finish(
                 Format::Mcp => {
                     "an MCP tool definition has no version; toolreg.toml must supply one"
                 }
+                Format::Skill => {
+                    "an Agent Skill has no version field; toolreg.toml or the frontmatter's `metadata.version` must supply one"
+                }
                 _ => "is missing",
             };
             report.error(
