@@ -23,7 +23,7 @@ use crate::search::{self, StoreSource};
 
 /// Open the database and run pending migrations.
 pub fn open_db(store: &StoreOptions) -> AppResult<Db> {
-    let db = Db::connect(&store.database_url())?;
+    let db = Db::connect_with(&store.database_url(), store.db_options())?;
     db.migrate()?;
     Ok(db)
 }
@@ -46,6 +46,10 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     let blobs = BlobStore::open(&store.storage_url())?;
     let mut state = AppState::new(db, blobs, opts.policy.clone());
     state.cache = ReadCache::new(CacheSizes::from_mib(opts.cache_mib));
+    state.search.set_memory(search::SearchMemory::from_mib(
+        opts.search_cache_mib,
+        opts.index_writer_mib,
+    ));
     state.rate_limits = crate::rate_limit::RateLimits {
         publish: opts.rate_limit_publish,
         tokens: opts.rate_limit_tokens,
