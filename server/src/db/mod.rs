@@ -12,6 +12,7 @@ use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
 use crate::error::{internal, AppError, AppResult};
 
+mod postgres_url;
 mod sqlite_memory;
 
 /// Migrations for each backend; the SQL differs, the schema is the same.
@@ -264,7 +265,10 @@ impl Db {
     pub fn connect_with(url: &str, options: DbOptions) -> AppResult<Db> {
         let (backend, conn_url) =
             if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-                (Backend::Postgres, url.to_string())
+                (
+                    Backend::Postgres,
+                    postgres_url::without_tls_on_loopback(url),
+                )
             } else {
                 configure_sqlite();
                 let path = url.strip_prefix("sqlite://").unwrap_or(url);
