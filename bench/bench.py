@@ -213,7 +213,8 @@ def run_config(args, backend, n, workdir, words):
                "TOOLREG_STORAGE": "s3://toolreg-bench", "AWS_ENDPOINT_URL": moto.endpoint,
                "AWS_ALLOW_HTTP": "true", "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
                "AWS_REGION": "us-east-1"}
-    server = Server(args.binary, data, env, os.path.join(workdir, f"server-{backend}-{n}.log"))
+    server = Server(args.binary, data, env, os.path.join(workdir, f"server-{backend}-{n}.log"),
+                    extra_args=args.server_arg)
     row = {"backend": backend, "n": n}
     try:
         token = server.admin("admin", "create-user", "bench", "--tier", "verified")
@@ -419,6 +420,8 @@ def main():
     p.add_argument("--out", default=os.path.join(HERE, "results", "latest.md"))
     p.add_argument("--note", default="")
     p.add_argument("--keep", action="store_true", help="keep the data directories")
+    p.add_argument("--server-arg", action="append", default=[],
+                   help="a flag for every server, e.g. --server-arg=--search-cache-mib=2 (repeatable)")
     p.add_argument("--check", action="store_true",
                    help="print every goal that applies to this run as met or MISSED; exit 1 if one is missed")
     args = p.parse_args()

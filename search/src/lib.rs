@@ -37,7 +37,10 @@ mod words;
 
 pub use doc::SearchDoc;
 pub use error::{Result, SearchError};
-pub use index::{OpenState, SearchIndex};
+pub use index::{
+    OpenState, SearchIndex, ANSWER_CACHE_BYTES, DEFAULT_WRITER_MEMORY, MAX_WRITER_MEMORY,
+    MIN_WRITER_MEMORY,
+};
 pub use params::{
     FindingsFilter, SearchParams, SearchRequest, SearchSort, MAX_PAGE_DEPTH, MAX_PER_PAGE,
 };

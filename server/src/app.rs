@@ -234,7 +234,8 @@ pub fn spawn_download_flusher(state: web::Data<AppState>) {
 pub fn spawn_summary_filler(state: web::Data<AppState>) {
     use crate::models::tool_summary;
     actix_web::rt::spawn(async move {
-        match state.db.read(tool_summary::any_missing).await {
+        // A write: when nothing is missing, that is recorded.
+        match state.db.write(tool_summary::any_missing).await {
             Ok(true) => {}
             Ok(false) => return,
             Err(e) => {
@@ -262,6 +263,9 @@ pub fn spawn_summary_filler(state: web::Data<AppState>) {
                     break;
                 }
             }
+        }
+        if let Err(e) = state.db.write(tool_summary::any_missing).await {
+            tracing::warn!(error = %e, "could not count the stored tool summaries");
         }
         tracing::info!(
             tools = stored,

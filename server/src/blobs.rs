@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use futures::stream::BoxStream;
-use futures::{StreamExt, TryStreamExt};
+use futures::TryStreamExt;
 use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::local::LocalFileSystem;
 use object_store::path::Path;
@@ -17,6 +17,10 @@ use crate::error::{internal, AppError, AppResult};
 
 /// Where bundles live under the store's root.
 pub const BUNDLE_PREFIX: &str = "bundles/sha256";
+
+/// The marker object [`BlobStore::ping`] looks up (outside the bundles'
+/// prefix, so `gc` and `verify` never see it).
+const PING_PATH: &str = "healthz";
 
 /// The blob store shared by all requests.
 #[derive(Clone)]
@@ -162,9 +166,14 @@ impl BlobStore {
         Ok(self.store.list(Some(&prefix)).try_collect().await?)
     }
 
-    /// Every object in the store (tests use it to prove nothing was stored).
+    /// Every object in the store but the health check's marker (tests use
+    /// it to prove nothing was stored).
     pub async fn list_all(&self) -> AppResult<Vec<ObjectMeta>> {
-        Ok(self.store.list(None).try_collect().await?)
+        let all: Vec<ObjectMeta> = self.store.list(None).try_collect().await?;
+        Ok(all
+            .into_iter()
+            .filter(|m| m.location.as_ref() != PING_PATH)
+            .collect())
     }
 
     pub async fn delete(&self, path: &Path) -> AppResult<()> {
@@ -172,14 +181,24 @@ impl BlobStore {
         Ok(())
     }
 
-    /// Check the store answers (a listing of at most one entry).
+    /// Check the store answers: the metadata of one small marker object,
+    /// written when it is missing (a missing bucket fails that write, where
+    /// a lookup alone could not tell it from a missing key). A listing, even
+    /// of one entry, asks S3 for a page of up to 1,000 keys, and an S3
+    /// server may scan the bucket's keys to make it (moto does), on every
+    /// health check.
     pub async fn ping(&self) -> AppResult<()> {
-        let prefix = Path::from(BUNDLE_PREFIX);
-        let mut stream = self.store.list(Some(&prefix));
-        if let Some(item) = stream.next().await {
-            item?;
+        let path = Path::from(PING_PATH);
+        match self.store.head(&path).await {
+            Ok(_) => Ok(()),
+            Err(object_store::Error::NotFound { .. }) => {
+                self.store
+                    .put(&path, PutPayload::from_static(b"ok\n"))
+                    .await?;
+                Ok(())
+            }
+            Err(e) => Err(e.into()),
         }
-        Ok(())
     }
 }
 

@@ -44,6 +44,14 @@ pub struct StoreOptions {
     /// S3 reads the standard AWS_* variables (AWS_ENDPOINT_URL, AWS_REGION, AWS_ALLOW_HTTP, ...).
     #[arg(long, env = "TOOLREG_STORAGE", global = true)]
     pub storage: Option<String>,
+    /// Most database connections this process keeps open (default 8 on
+    /// SQLite, 16 on PostgreSQL). Opened as needed, never ahead of use.
+    #[arg(long, env = "TOOLREG_DB_CONNECTIONS", value_parser = clap::value_parser!(u32).range(1..=1024), global = true)]
+    pub db_connections: Option<u32>,
+    /// SQLite's page cache per connection, in KiB (at most this times
+    /// `--db-connections` in all). Ignored on PostgreSQL.
+    #[arg(long, env = "TOOLREG_SQLITE_CACHE_KIB", default_value_t = crate::db::DEFAULT_SQLITE_CACHE_KIB, value_parser = clap::value_parser!(u32).range(0..=1024 * 1024), global = true)]
+    pub sqlite_cache_kib: u32,
 }
 
 impl StoreOptions {
@@ -60,6 +68,14 @@ impl StoreOptions {
         match &self.storage {
             Some(url) => url.clone(),
             None => format!("file://{}", self.data_dir.join("objects").display()),
+        }
+    }
+
+    /// The database pool's bounds.
+    pub fn db_options(&self) -> crate::db::DbOptions {
+        crate::db::DbOptions {
+            connections: self.db_connections,
+            sqlite_cache_kib: self.sqlite_cache_kib,
         }
     }
 }
@@ -148,8 +164,20 @@ pub struct ServeOptions {
     /// Memory for cached API answers and small bundles, in MiB (`0` turns
     /// the cache off). Other replicas' changes reach the cache through the
     /// change log; download counts and owner changes lag by at most 10 s.
-    #[arg(long, env = "TOOLREG_CACHE_MIB", default_value_t = crate::read_cache::DEFAULT_MIB, global = true)]
+    #[arg(long, env = "TOOLREG_CACHE_MIB", default_value_t = crate::read_cache::DEFAULT_MIB, value_parser = clap::value_parser!(u64).range(0..=65536), global = true)]
     pub cache_mib: u64,
+    /// Memory for remembered search answers, in MiB (`0` turns it off);
+    /// emptied whenever the index changes.
+    #[arg(long, env = "TOOLREG_SEARCH_CACHE_MIB", default_value_t = crate::search::DEFAULT_SEARCH_CACHE_MIB, value_parser = clap::value_parser!(u64).range(0..=4096), global = true)]
+    pub search_cache_mib: u64,
+    /// Memory the search index writer may use while indexing changes, in
+    /// MiB (15 to 4000); it is released a few seconds after the last change.
+    #[arg(long, env = "TOOLREG_INDEX_WRITER_MIB", default_value_t = crate::search::DEFAULT_INDEX_WRITER_MIB, value_parser = clap::value_parser!(u64).range(crate::search::MIN_INDEX_WRITER_MIB..=crate::search::MAX_INDEX_WRITER_MIB), global = true)]
+    pub index_writer_mib: u64,
+    /// Log lines waiting to be written to stderr, in KiB, before request
+    /// threads wait for the writer (none is dropped).
+    #[arg(long, env = "TOOLREG_LOG_BUFFER_KIB", default_value_t = crate::log_writer::DEFAULT_PENDING_KIB, value_parser = clap::value_parser!(u64).range(64..=1024 * 1024), global = true)]
+    pub log_buffer_kib: u64,
     /// The transparency log's signing key (`PRIVATE+KEY+<origin>+...`), so
     /// replicas share one key. Default: `--log-key-file`.
     #[arg(long, env = "TOOLREG_LOG_KEY", hide_env_values = true, global = true)]
@@ -179,6 +207,9 @@ impl Default for ServeOptions {
             trusted_issuers: Vec::new(),
             oidc_audience: toolreg_trustpub::DEFAULT_AUDIENCE.to_string(),
             cache_mib: crate::read_cache::DEFAULT_MIB,
+            search_cache_mib: crate::search::DEFAULT_SEARCH_CACHE_MIB,
+            index_writer_mib: crate::search::DEFAULT_INDEX_WRITER_MIB,
+            log_buffer_kib: crate::log_writer::DEFAULT_PENDING_KIB,
             log_key: None,
             log_key_file: None,
             log_origin: None,

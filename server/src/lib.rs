@@ -33,7 +33,9 @@ use error::AppResult;
 
 /// Run one command line; the process exit code is the result.
 pub fn run(cli: Cli) -> ExitCode {
-    let _flush_logs_on_exit = init_tracing();
+    let log_buffer = usize::try_from(cli.serve.log_buffer_kib.saturating_mul(1024))
+        .unwrap_or(log_writer::MAX_PENDING_BYTES);
+    let _flush_logs_on_exit = init_tracing(log_buffer);
     let command = cli.command.unwrap_or(Command::Serve);
     let result = actix_web::rt::System::new().block_on(async move {
         match command {
@@ -98,14 +100,14 @@ fn finish(result: AppResult<ExitCode>) -> ExitCode {
 /// formatting and a copy, not a write or a wake-up; none are dropped. The
 /// returned guard writes what is left when it is dropped. If the writer
 /// thread cannot start, lines go straight to stderr.
-fn init_tracing() -> Option<log_writer::FlushGuard> {
+fn init_tracing(log_buffer: usize) -> Option<log_writer::FlushGuard> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     // Colours only for a person at a terminal: escape codes in a log file
     // or a collector are noise, and writing them costs formatting time on
     // every request's line.
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    match log_writer::BatchedStderr::start() {
+    match log_writer::BatchedStderr::start(log_buffer) {
         Ok((writer, guard)) => {
             let _ = tracing_subscriber::fmt()
                 .with_env_filter(filter)

@@ -27,8 +27,11 @@ use std::time::Duration;
 pub const FLUSH_INTERVAL: Duration = Duration::from_millis(50);
 /// Waiting bytes that wake the writer before the interval is over.
 pub const FLUSH_BYTES: usize = 64 * 1024;
-/// Waiting bytes at which loggers wait for the writer.
+/// Waiting bytes at which loggers wait for the writer, by default
+/// (`--log-buffer-kib`).
 pub const MAX_PENDING_BYTES: usize = 4 * 1024 * 1024;
+/// [`MAX_PENDING_BYTES`] in KiB, the default of `--log-buffer-kib`.
+pub const DEFAULT_PENDING_KIB: u64 = (MAX_PENDING_BYTES / 1024) as u64;
 
 #[derive(Default)]
 struct Pending {
@@ -38,6 +41,8 @@ struct Pending {
 
 struct Shared {
     pending: Mutex<Pending>,
+    /// Waiting bytes at which loggers wait for the writer.
+    max_pending: usize,
     /// Signalled when there is enough to write, or on close.
     wake_writer: Condvar,
     /// Signalled after each write, for loggers waiting on a full buffer.
@@ -63,17 +68,27 @@ pub struct FlushGuard {
 }
 
 impl BatchedStderr {
-    /// Start the writer thread.
-    pub fn start() -> io::Result<(BatchedStderr, FlushGuard)> {
-        BatchedStderr::start_with(io::stderr())
+    /// Start the writer thread; loggers wait once `max_pending` bytes are
+    /// waiting (the buffer and the batch being written are each at most
+    /// that plus one line).
+    pub fn start(max_pending: usize) -> io::Result<(BatchedStderr, FlushGuard)> {
+        BatchedStderr::start_bounded(io::stderr(), max_pending)
     }
 
     /// Start the writer thread on any output (tests use a buffer).
     pub fn start_with<W: Write + Send + 'static>(
+        out: W,
+    ) -> io::Result<(BatchedStderr, FlushGuard)> {
+        BatchedStderr::start_bounded(out, MAX_PENDING_BYTES)
+    }
+
+    fn start_bounded<W: Write + Send + 'static>(
         mut out: W,
+        max_pending: usize,
     ) -> io::Result<(BatchedStderr, FlushGuard)> {
         let shared = Arc::new(Shared {
             pending: Mutex::new(Pending::default()),
+            max_pending,
             wake_writer: Condvar::new(),
             drained: Condvar::new(),
         });
@@ -121,7 +136,7 @@ impl BatchedStderr {
 impl Write for BatchedStderr {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let mut pending = self.shared.lock();
-        while pending.bytes.len() >= MAX_PENDING_BYTES && !pending.closed {
+        while pending.bytes.len() >= self.shared.max_pending && !pending.closed {
             self.shared.wake_writer.notify_one();
             pending = self
                 .shared

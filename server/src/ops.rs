@@ -23,7 +23,7 @@ use crate::search::{self, StoreSource};
 
 /// Open the database and run pending migrations.
 pub fn open_db(store: &StoreOptions) -> AppResult<Db> {
-    let db = Db::connect(&store.database_url())?;
+    let db = Db::connect_with(&store.database_url(), store.db_options())?;
     db.migrate()?;
     Ok(db)
 }
@@ -42,10 +42,16 @@ pub fn reindex(store: &StoreOptions, index: Option<&Path>) -> AppResult<ExitCode
 
 /// `serve`: migrate, then serve until SIGTERM/SIGINT.
 pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
+    let started = std::time::Instant::now();
     let db = open_db(store)?;
+    let migrated = started.elapsed();
     let blobs = BlobStore::open(&store.storage_url())?;
     let mut state = AppState::new(db, blobs, opts.policy.clone());
     state.cache = ReadCache::new(CacheSizes::from_mib(opts.cache_mib));
+    state.search.set_memory(search::SearchMemory::from_mib(
+        opts.search_cache_mib,
+        opts.index_writer_mib,
+    ));
     state.rate_limits = crate::rate_limit::RateLimits {
         publish: opts.rate_limit_publish,
         tokens: opts.rate_limit_tokens,
@@ -135,13 +141,27 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
             "stored the definition fingerprints of versions published before they were stored"
         );
     }
+    let filled = started.elapsed();
     let state = web::Data::new(state);
     let source = Arc::new(StoreSource::new(state.db.clone()));
     state.search.start(&search::index_dir(store), source)?;
+    let searching = started.elapsed();
     let listener = TcpListener::bind(opts.listen)
         .map_err(|e| internal(format!("cannot listen on {}: {e}", opts.listen)))?;
     let addr = listener.local_addr().map_err(|e| internal(e.to_string()))?;
-    tracing::info!(%addr, database = %redact(&store.database_url()), storage = %store.storage_url(), "toolreg-server listening");
+    // Where start-up time goes: connecting and migrating, the start-up
+    // fills and checks, opening the search index.
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    tracing::info!(
+        %addr,
+        database = %redact(&store.database_url()),
+        storage = %store.storage_url(),
+        start_ms = ms(started.elapsed()),
+        migrate_ms = ms(migrated),
+        fill_ms = ms(filled - migrated),
+        search_ms = ms(searching - filled),
+        "toolreg-server listening"
+    );
     let server =
         app::server(state.clone(), listener, opts.workers).map_err(|e| internal(e.to_string()))?;
     app::spawn_download_flusher(state.clone());

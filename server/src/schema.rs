@@ -280,3 +280,11 @@ diesel::table! {
         updated_at -> Timestamp,
     }
 }
+
+diesel::table! {
+    /// Start-up fills that found nothing left to do (`tool_summaries`).
+    startup_fills (name) {
+        name -> Text,
+        done_at -> Timestamp,
+    }
+}

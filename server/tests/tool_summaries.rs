@@ -259,6 +259,30 @@ async fn a_tool_without_a_stored_summary_is_built_from_its_rows_and_filled(app: 
         Some(&*send_mail)
     );
     assert_eq!(stored(&app, "calc").await.as_deref(), Some(&*calc));
+
+    // Having found nothing missing, the filler records it, and the next
+    // start's check reads that row instead of counting every summary: it
+    // no longer looks (every write keeps the summaries since).
+    let started = Instant::now();
+    while app.count("startup_fills").await < 1 {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the filler did not record that nothing is missing"
+        );
+        actix_web::rt::time::sleep(Duration::from_millis(20)).await;
+    }
+    app.state
+        .db
+        .write(|conn| Ok(diesel::delete(tool_summaries::table).execute(conn)?))
+        .await
+        .expect("delete the stored summaries");
+    let missing = app
+        .state
+        .db
+        .write(toolreg_server::models::tool_summary::any_missing)
+        .await
+        .expect("check");
+    assert!(!missing, "the recorded fill is trusted, no count is taken");
 }
 
 /// A tool with more versions than a summary lists: the summary shows the

@@ -12,11 +12,12 @@ use crate::results::heap_bytes;
 
 /// Most answers kept per searcher generation.
 pub(crate) const DEFAULT_CAPACITY: usize = 1024;
-/// Most memory the kept answers of a generation may take, by
-/// [`heap_bytes`]. A count alone does not bound it: 1,024
-/// distinct queries at `per_page=100` with long descriptions and their
-/// highlighted copies could hold hundreds of megabytes.
-pub(crate) const MAX_BYTES: usize = 8 * 1024 * 1024;
+/// Most memory the kept answers of a generation may take by default, by
+/// [`heap_bytes`] ([`crate::SearchIndex::set_result_cache_bytes`] changes
+/// it). A count alone does not bound it: 1,024 distinct queries at
+/// `per_page=100` with long descriptions and their highlighted copies could
+/// hold hundreds of megabytes.
+pub const MAX_BYTES: usize = 8 * 1024 * 1024;
 
 /// The answers of one searcher generation. When the next answer would
 /// exceed the count or the byte budget, the cache starts over.
@@ -28,6 +29,8 @@ pub(crate) struct AnswerCache {
 struct Inner {
     generation: u64,
     capacity: usize,
+    /// Most [`heap_bytes`] the entries may take.
+    max_bytes: usize,
     /// [`heap_bytes`] of the entries plus their keys.
     bytes: usize,
     entries: HashMap<String, SearchAnswer>,
@@ -55,6 +58,7 @@ impl Default for AnswerCache {
         AnswerCache {
             inner: Mutex::new(Inner {
                 capacity: DEFAULT_CAPACITY,
+                max_bytes: MAX_BYTES,
                 ..Inner::default()
             }),
         }
@@ -70,6 +74,14 @@ impl AnswerCache {
     pub(crate) fn set_capacity(&self, capacity: usize) {
         let mut inner = self.lock();
         inner.capacity = capacity;
+        inner.clear();
+    }
+
+    /// Sets the most bytes the kept answers may take (0 turns the cache
+    /// off) and empties it.
+    pub(crate) fn set_max_bytes(&self, max_bytes: usize) {
+        let mut inner = self.lock();
+        inner.max_bytes = max_bytes;
         inner.clear();
     }
 
@@ -90,10 +102,10 @@ impl AnswerCache {
     pub(crate) fn insert(&self, generation: u64, key: String, results: &SearchAnswer) {
         let mut inner = self.lock();
         let bytes = key.len() + heap_bytes(results);
-        if inner.generation != generation || inner.capacity == 0 || bytes > MAX_BYTES {
+        if inner.generation != generation || inner.capacity == 0 || bytes > inner.max_bytes {
             return;
         }
-        if inner.entries.len() >= inner.capacity || inner.bytes + bytes > MAX_BYTES {
+        if inner.entries.len() >= inner.capacity || inner.bytes + bytes > inner.max_bytes {
             inner.clear();
         }
         if inner.entries.insert(key, results.clone()).is_none() {

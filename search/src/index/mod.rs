@@ -43,9 +43,9 @@ use crate::{SearchDoc, SearchError, SearchParams};
 use answers::AnswerCache;
 use writer::WriterSlot;
 
-#[cfg(test)]
-pub(crate) use answers::MAX_BYTES as ANSWER_CACHE_BYTES;
+pub use answers::MAX_BYTES as ANSWER_CACHE_BYTES;
 pub use open::OpenState;
+pub use writer::{DEFAULT_WRITER_MEMORY, MAX_WRITER_MEMORY, MIN_WRITER_MEMORY};
 
 /// The search index of one server replica.
 pub struct SearchIndex {
@@ -66,6 +66,8 @@ pub struct SearchIndex {
     snapshot: Mutex<Option<Arc<Snapshot>>>,
     /// Whole answers of the current searcher generation, by parameters.
     answers: AnswerCache,
+    /// The memory budget of the index writer, in bytes.
+    writer_memory: std::sync::atomic::AtomicUsize,
 }
 
 impl std::fmt::Debug for SearchIndex {
@@ -229,6 +231,12 @@ impl SearchIndex {
     /// (0 turns the cache off; the default is 1024).
     pub fn set_result_cache(&self, capacity: usize) {
         self.answers.set_capacity(capacity);
+    }
+
+    /// Sets the most memory the remembered answers may take, in bytes
+    /// (0 turns the cache off; the default is [`ANSWER_CACHE_BYTES`]).
+    pub fn set_result_cache_bytes(&self, bytes: usize) {
+        self.answers.set_max_bytes(bytes);
     }
 
     /// The answers kept for the current generation, and their bytes.

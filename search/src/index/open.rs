@@ -178,6 +178,7 @@ impl SearchIndex {
             tables: TableCache::default(),
             snapshot: Mutex::new(None),
             answers: AnswerCache::default(),
+            writer_memory: std::sync::atomic::AtomicUsize::new(super::DEFAULT_WRITER_MEMORY),
         })
     }
 

@@ -24,8 +24,16 @@ use crate::schema::SCHEMA_VERSION;
 use crate::SearchIndex;
 use crate::{SearchDoc, SearchError};
 
-/// Memory the index writer may use before it flushes a segment.
-const WRITER_MEMORY: usize = 50_000_000;
+/// Memory the index writer may use before it flushes a segment, by default
+/// ([`SearchIndex::set_writer_memory`] changes it). Its arena grows as
+/// documents are staged, up to this.
+pub const DEFAULT_WRITER_MEMORY: usize = 48 * 1024 * 1024;
+/// The least memory budget tantivy's writer accepts (its
+/// `MEMORY_BUDGET_NUM_BYTES_MIN`, 15 MB, rounded up to whole MiB).
+pub const MIN_WRITER_MEMORY: usize = 15 * 1024 * 1024;
+/// The largest memory budget allowed here (tantivy's limit is just under
+/// 4 GiB).
+pub const MAX_WRITER_MEMORY: usize = 4000 * 1024 * 1024;
 
 /// The writer, while there is one.
 #[derive(Default)]
@@ -54,7 +62,11 @@ impl SearchIndex {
             none => none.insert(
                 self.index.writer_with_options(
                     IndexWriterOptions::builder()
-                        .memory_budget_per_thread(WRITER_MEMORY)
+                        .memory_budget_per_thread(
+                            self.writer_memory
+                                .load(std::sync::atomic::Ordering::Relaxed)
+                                .clamp(MIN_WRITER_MEMORY, MAX_WRITER_MEMORY),
+                        )
                         .num_worker_threads(1)
                         .num_merge_threads(1)
                         .build(),
@@ -84,6 +96,14 @@ impl SearchIndex {
         };
         writer.wait_merging_threads()?;
         Ok(true)
+    }
+
+    /// Sets the memory budget of the index writer, in bytes (clamped to
+    /// what tantivy accepts, [`MIN_WRITER_MEMORY`]..=[`MAX_WRITER_MEMORY`]);
+    /// the next writer created uses it.
+    pub fn set_writer_memory(&self, bytes: usize) {
+        self.writer_memory
+            .store(bytes, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Whether a writer exists now (tests).

@@ -86,3 +86,32 @@ fn repeats_are_served_from_the_cache_until_the_index_changes() {
     assert_eq!(index.result_cache_hits(), 2);
     assert_eq!(index.result_cache_usage(), (0, 0));
 }
+
+#[test]
+fn a_smaller_byte_budget_is_kept_and_zero_turns_the_cache_off() {
+    let long = "weather forecast for the city and the region ".repeat(40);
+    let docs: Vec<SearchDoc> = (0..60)
+        .map(|i| doc(&format!("weather-tool-{i:03}"), &long))
+        .collect();
+    let index = index_of(&docs);
+    let budget = 64 * 1024;
+    index.set_result_cache_bytes(budget);
+    for page in 1..=3 {
+        let mut params = SearchParams::q("weather");
+        params.page = page;
+        index.query(&params).unwrap();
+        let (_, bytes) = index.result_cache_usage();
+        assert!(bytes <= budget, "{bytes} bytes kept, over {budget}");
+    }
+    assert!(
+        index.result_cache_usage().0 >= 1,
+        "answers under it are kept"
+    );
+
+    index.set_result_cache_bytes(0);
+    let hits = index.result_cache_hits();
+    search(&index, "weather");
+    search(&index, "weather");
+    assert_eq!(index.result_cache_usage(), (0, 0), "nothing is kept");
+    assert_eq!(index.result_cache_hits(), hits, "nothing is served");
+}

@@ -12,6 +12,7 @@ use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
 use crate::error::{internal, AppError, AppResult};
 
+mod postgres_url;
 mod sqlite_memory;
 
 /// Migrations for each backend; the SQL differs, the schema is the same.
@@ -57,6 +58,15 @@ pub enum Backend {
 }
 
 impl Backend {
+    /// The default of `--db-connections`: 8 on SQLite (one writer at a
+    /// time; more connections only hold more page caches), 16 on PostgreSQL.
+    pub fn default_connections(self) -> u32 {
+        match self {
+            Backend::Sqlite => 8,
+            Backend::Postgres => 16,
+        }
+    }
+
     /// Threads in each HTTP worker's blocking pool, where database work
     /// (and local-file reads) runs; [`crate::app::server`] sets it.
     ///
@@ -140,17 +150,21 @@ impl ManageConnection for Manager {
 /// `LIBSQLITE3_FLAGS` in `.cargo/config.toml`); 512 KiB holds the interior
 /// pages of the hot tables' B-trees of a large registry, and the leaves a
 /// lookup reads are random anyway.
+/// The page cache's size is `--sqlite-cache-kib`.
 #[derive(Debug)]
-struct SqlitePragmas;
+struct SqlitePragmas {
+    cache_kib: u32,
+}
 
 impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for SqlitePragmas {
     fn on_acquire(&self, conn: &mut DbConnection) -> Result<(), diesel::r2d2::Error> {
         if let DbConnection::Sqlite(c) = conn {
-            c.batch_execute(
+            c.batch_execute(&format!(
                 "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
                  PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON; \
-                 PRAGMA cache_size = -512;",
-            )
+                 PRAGMA cache_size = -{};",
+                self.cache_kib
+            ))
             .map_err(diesel::r2d2::Error::QueryError)?;
         }
         Ok(())
@@ -207,6 +221,28 @@ fn configure_sqlite() {
     });
 }
 
+/// The default of `--sqlite-cache-kib`: SQLite's page cache per connection.
+pub const DEFAULT_SQLITE_CACHE_KIB: u32 = 512;
+
+/// The bounds of the connection pool (`--db-connections`,
+/// `--sqlite-cache-kib`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DbOptions {
+    /// Most open connections; `None`: [`Backend::default_connections`].
+    pub connections: Option<u32>,
+    /// SQLite's page cache per connection, in KiB.
+    pub sqlite_cache_kib: u32,
+}
+
+impl Default for DbOptions {
+    fn default() -> Self {
+        DbOptions {
+            connections: None,
+            sqlite_cache_kib: DEFAULT_SQLITE_CACHE_KIB,
+        }
+    }
+}
+
 /// The database handle shared by all requests.
 #[derive(Clone)]
 pub struct Db {
@@ -222,9 +258,17 @@ impl Db {
     /// Open a pool for `url` (`sqlite://PATH`, a bare path, or `postgres://...`).
     /// Creates the SQLite file's directory if needed.
     pub fn connect(url: &str) -> AppResult<Db> {
+        Db::connect_with(url, DbOptions::default())
+    }
+
+    /// [`Db::connect`] with the pool's bounds.
+    pub fn connect_with(url: &str, options: DbOptions) -> AppResult<Db> {
         let (backend, conn_url) =
             if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-                (Backend::Postgres, url.to_string())
+                (
+                    Backend::Postgres,
+                    postgres_url::without_tls_on_loopback(url),
+                )
             } else {
                 configure_sqlite();
                 let path = url.strip_prefix("sqlite://").unwrap_or(url);
@@ -244,10 +288,10 @@ impl Db {
             backend,
             url: conn_url,
         };
-        let size = match backend {
-            Backend::Sqlite => 8,
-            Backend::Postgres => 16,
-        };
+        let size = options
+            .connections
+            .unwrap_or_else(|| backend.default_connections())
+            .max(1);
         let pool = Pool::builder()
             .max_size(size)
             // No connections opened in the background to keep some idle:
@@ -262,7 +306,9 @@ impl Db {
             // SQLite connection is a file handle and cannot go stale, and
             // the check would be one more query on every request.
             .test_on_check_out(backend == Backend::Postgres)
-            .connection_customizer(Box::new(SqlitePragmas))
+            .connection_customizer(Box::new(SqlitePragmas {
+                cache_kib: options.sqlite_cache_kib,
+            }))
             .build(manager)
             .map_err(|e| internal(format!("cannot connect to the database: {e}")))?;
         Ok(Db {

@@ -16,5 +16,14 @@
 mod service;
 mod source;
 
-pub use service::{index_dir, reindex, SearchService};
+pub use service::{index_dir, reindex, SearchMemory, SearchService};
+
+/// The default of `--search-cache-mib`.
+pub const DEFAULT_SEARCH_CACHE_MIB: u64 = (toolreg_search::ANSWER_CACHE_BYTES >> 20) as u64;
+/// The default of `--index-writer-mib`.
+pub const DEFAULT_INDEX_WRITER_MIB: u64 = (toolreg_search::DEFAULT_WRITER_MEMORY >> 20) as u64;
+/// The least `--index-writer-mib` (tantivy's writer needs 15 MB).
+pub const MIN_INDEX_WRITER_MIB: u64 = (toolreg_search::MIN_WRITER_MEMORY >> 20) as u64;
+/// The most `--index-writer-mib`.
+pub const MAX_INDEX_WRITER_MIB: u64 = (toolreg_search::MAX_WRITER_MEMORY >> 20) as u64;
 pub use source::{all_docs_on, search_doc_on, StoreSource};

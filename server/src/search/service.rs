@@ -21,6 +21,37 @@ struct Running {
 #[derive(Default)]
 pub struct SearchService {
     running: RwLock<Option<Running>>,
+    memory: RwLock<SearchMemory>,
+}
+
+/// The memory bounds of the search index (`--search-cache-mib`,
+/// `--index-writer-mib`), applied when it is started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchMemory {
+    /// Most bytes of remembered answers.
+    pub answer_bytes: usize,
+    /// The index writer's memory budget, in bytes.
+    pub writer_bytes: usize,
+}
+
+impl Default for SearchMemory {
+    fn default() -> Self {
+        SearchMemory {
+            answer_bytes: toolreg_search::ANSWER_CACHE_BYTES,
+            writer_bytes: toolreg_search::DEFAULT_WRITER_MEMORY,
+        }
+    }
+}
+
+impl SearchMemory {
+    /// From the flags' MiB.
+    pub fn from_mib(answers_mib: u64, writer_mib: u64) -> SearchMemory {
+        let bytes = |mib: u64| usize::try_from(mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+        SearchMemory {
+            answer_bytes: bytes(answers_mib),
+            writer_bytes: bytes(writer_mib),
+        }
+    }
 }
 
 impl std::fmt::Debug for SearchService {
@@ -37,6 +68,9 @@ impl SearchService {
     pub fn start(&self, dir: &Path, source: Arc<dyn SearchSource>) -> Result<(), SearchError> {
         self.stop();
         let index = Arc::new(SearchIndex::open(dir)?);
+        let memory = *self.memory.read().unwrap_or_else(|e| e.into_inner());
+        index.set_result_cache_bytes(memory.answer_bytes);
+        index.set_writer_memory(memory.writer_bytes);
         match index.state() {
             OpenState::Rebuilt { reason } => {
                 tracing::warn!(dir = %dir.display(), %reason, "search index was unreadable; rebuilding it from the database")
@@ -50,6 +84,11 @@ impl SearchService {
         let mut running = self.running.write().unwrap_or_else(|e| e.into_inner());
         *running = Some(Running { index, tailer });
         Ok(())
+    }
+
+    /// Sets the memory bounds the next [`start`](Self::start) applies.
+    pub fn set_memory(&self, memory: SearchMemory) {
+        *self.memory.write().unwrap_or_else(|e| e.into_inner()) = memory;
     }
 
     /// Stops the tailer and closes the index (if running).

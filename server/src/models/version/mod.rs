@@ -24,7 +24,7 @@ mod summary;
 mod view;
 
 pub use fingerprints::fill_fingerprints;
-pub use order::{fill_order, order_key, precedence_key, version_key};
+pub use order::{fill_order, order_key, precedence_key, version_key, WITHOUT_ORDER};
 pub use state::{HasState, VersionState};
 pub use summary::ManifestSummary;
 pub use view::{encode, MAX_README};

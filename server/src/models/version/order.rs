@@ -60,12 +60,21 @@ pub fn order_key(version: &str) -> String {
     }
 }
 
+/// The condition of the versions still without an order key, as SQL text
+/// with the empty string written out: the partial index
+/// `versions_without_order` (`WHERE version_order = ''`) holds only those
+/// versions, but a query can use a partial index only when its own
+/// condition names the same value; with a bound parameter
+/// (`version_order = ?`, as `.eq("")` makes) SQLite planned a scan of every
+/// version row at each start (16,716 pages at 100,000 versions).
+pub const WITHOUT_ORDER: &str = "versions.version_order = ''";
+
 /// Fill in `version_order` for up to `limit` versions published before the
 /// column existed, and say how many were filled (0 when none are left).
 /// Call inside a write transaction until it returns 0.
 pub fn fill_order(conn: &mut DbConnection, limit: i64) -> AppResult<usize> {
     let rows: Vec<(i64, String)> = versions::table
-        .filter(versions::version_order.eq(""))
+        .filter(diesel::dsl::sql::<diesel::sql_types::Bool>(WITHOUT_ORDER))
         .order(versions::id.asc())
         .limit(limit)
         .select((versions::id, versions::version))

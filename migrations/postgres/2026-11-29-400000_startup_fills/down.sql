@@ -1,0 +1,1 @@
+DROP TABLE startup_fills;
