@@ -87,7 +87,8 @@ pub enum Ended {
 }
 
 impl Ended {
-    /// The line the proxy prints on stderr (`None` for a normal end).
+    /// The line the session prints on stderr as it ends (`None` for a
+    /// normal end).
     pub fn message(&self, server: &str) -> Option<String> {
         match self {
             Ended::AgentClosed => None,

@@ -145,6 +145,11 @@ where
     agent_reader.abort();
     upstream.stop_reading();
     let ended = upstream.ended(ended).await;
+    // Say why on stderr before the agent's stdout closes: an agent that
+    // sees its stdout end may stop the proxy at once.
+    if let Some(why) = ended.message(&shared.config.server) {
+        shared.log(&why);
+    }
     if ended != Ended::AgentClosed {
         // Every request still waiting gets an answer before stdout closes.
         let waiting: Vec<Value> = shared

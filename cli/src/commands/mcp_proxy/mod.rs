@@ -73,13 +73,12 @@ pub fn run(
         },
         hooks,
     )?;
-    match ended.message(name) {
-        None => Ok(0),
-        Some(m) => {
-            output::status(format!("toolreg mcp proxy: {m}"));
-            Ok(1)
-        }
-    }
+    // The session printed why it ended, if it was not the agent's doing.
+    Ok(if ended == proxy::Ended::AgentClosed {
+        0
+    } else {
+        1
+    })
 }
 
 /// The pins of a lock entry, with the stored definitions that still hash
