@@ -509,8 +509,9 @@ test("a flagged version: badge in results and on the tool page, the findings fil
     await page.goto(`${server.base}/?findings=flagged`);
     const listed = await page.locator("li.result .result-name").allInnerTexts();
     // The hostile tool is flagged too: a <script> in a description is code
-    // aimed at the model; so is the skill, whose SKILL.md hides a comment.
-    assertEq(listed.sort().join(","), "changelog-writer,evil-tool,poisoned-notes", "findings=flagged lists the flagged tools only");
+    // aimed at the model. The skill is not: its hidden comment and link
+    // title tell the agent nothing (the page still shows them, below).
+    assertEq(listed.sort().join(","), "evil-tool,poisoned-notes", "findings=flagged lists the flagged tools only");
     assertEq(await page.locator("select[name=findings]").inputValue(), "flagged", "the form keeps the filter");
 
     await page.goto(`${server.base}/tools/poisoned-notes`);
