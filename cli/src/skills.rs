@@ -232,16 +232,7 @@ pub fn unlink(root: &Path, client: ClientId, scope: Scope) -> Result<Vec<Change>
     let mut agent = links.agents.remove(at);
     let mut changes = Vec::new();
     for (name, placed) in std::mem::take(&mut agent.placed) {
-        let path = agent.folder.join(&name);
-        let left = remove_placed(&path, &placed.files)?;
-        changes.push(Change {
-            action: "removed",
-            agent: agent.client.clone(),
-            name,
-            version: placed.version,
-            path,
-            detail: left,
-        });
+        changes.push(remove(&agent, name, placed)?);
     }
     links.save(root)?;
     Ok(changes)
@@ -336,21 +327,26 @@ fn sync_agent(
         .map(|(name, _)| name.clone())
         .collect();
     for name in gone {
-        let Some(placed) = agent.placed.remove(&name) else {
-            continue;
-        };
-        let path = agent.folder.join(&name);
-        let left = remove_placed(&path, &placed.files)?;
-        changes.push(Change {
-            action: "removed",
-            agent: agent.client.clone(),
-            name,
-            version: placed.version,
-            path,
-            detail: left,
-        });
+        if let Some(placed) = agent.placed.remove(&name) {
+            changes.push(remove(agent, name, placed)?);
+        }
     }
     Ok(changes)
+}
+
+/// Remove the skill `name` that toolreg `placed` in `agent`'s folder (the
+/// files it placed that are unchanged), as a change to report.
+fn remove(agent: &LinkedAgent, name: String, placed: Placed) -> Result<Change> {
+    let path = agent.folder.join(&name);
+    let left = remove_placed(&path, &placed.files)?;
+    Ok(Change {
+        action: "removed",
+        agent: agent.client.clone(),
+        name,
+        version: placed.version,
+        path,
+        detail: left,
+    })
 }
 
 /// Copy the installed skill at `source` to `target` (replacing whatever is
