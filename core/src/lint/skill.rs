@@ -135,21 +135,29 @@ pub(crate) fn check_files(ctx: &Context, files: &ToolFiles, out: &mut Findings) 
                 secrets: false,
                 visible: true,
             };
-            for range in paragraphs(text, skip..text.len()) {
-                lint_stretch(
-                    ctx,
-                    &text[range.clone()],
-                    lines_at(lines, range.start),
-                    how,
-                    out,
-                );
-            }
+            let ranges = paragraphs(text, skip..text.len());
+            lint_stretches(ctx, text, ranges, lines, how, out);
         }
     }
 }
 
-fn lines_at(lines: Lines<'_>, offset: usize) -> Lines<'_> {
-    Lines { offset, ..lines }
+/// Lint each of `ranges` of `text` as a stretch of its own, pointed at by
+/// its line.
+fn lint_stretches(
+    ctx: &Context,
+    text: &str,
+    ranges: Vec<std::ops::Range<usize>>,
+    lines: Lines<'_>,
+    how: How,
+    out: &mut Findings,
+) {
+    for range in ranges {
+        let at = Lines {
+            offset: range.start,
+            ..lines
+        };
+        lint_stretch(ctx, &text[range], at, how, out);
+    }
 }
 
 /// Lint one Markdown text: its visible paragraphs (hidden parts blanked
@@ -181,26 +189,12 @@ fn check_markdown(
     while at < text.len() {
         let next_fence = fences.peek().map(|f| f.content.clone());
         let until = next_fence.as_ref().map_or(text.len(), |f| f.start.max(at));
-        for range in paragraphs(&visible, at..until) {
-            lint_stretch(
-                ctx,
-                &visible[range.clone()],
-                lines_at(lines, range.start),
-                how,
-                out,
-            );
-        }
+        let ranges = paragraphs(&visible, at..until);
+        lint_stretches(ctx, &visible, ranges, lines, how, out);
         match next_fence {
             Some(f) => {
-                for range in paragraphs_all(&visible, f.clone()) {
-                    lint_stretch(
-                        ctx,
-                        &visible[range.clone()],
-                        lines_at(lines, range.start),
-                        how,
-                        out,
-                    );
-                }
+                let ranges = paragraphs_all(&visible, f.clone());
+                lint_stretches(ctx, &visible, ranges, lines, how, out);
                 fences.next();
                 at = f.end.max(until);
             }
@@ -329,7 +323,16 @@ fn hidden(
         secrets,
         visible: false,
     };
-    lint_stretch(ctx, inner, lines_at(lines, part.text.start), how, out);
+    lint_stretch(
+        ctx,
+        inner,
+        Lines {
+            offset: part.text.start,
+            ..lines
+        },
+        how,
+        out,
+    );
     let found_other = out.serious() > before;
     let instruction = if found_other {
         None
@@ -340,7 +343,13 @@ fn hidden(
         return;
     }
     out.begin_string();
-    let site = Site::in_file(inner, lines_at(lines, part.text.start));
+    let site = Site::in_file(
+        inner,
+        Lines {
+            offset: part.text.start,
+            ..lines
+        },
+    );
     let (start, end) = instruction.unwrap_or((0, inner.chars().count().min(60)));
     let span = if part.first_line == part.last_line {
         format!("line {}", part.first_line + lines.first_line - 1)
