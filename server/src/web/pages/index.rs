@@ -93,6 +93,22 @@ fn select(
 }
 
 /// The filter `<select>`s, with facet counts in the option labels.
+/// A filter with a fixed list of `(value, label, selected)` options.
+fn fixed(name: &'static str, label: &'static str, options: &[(&str, &str, bool)]) -> Filter {
+    Filter {
+        name,
+        label,
+        options: options
+            .iter()
+            .map(|&(value, label, selected)| FilterOption {
+                value: value.to_string(),
+                label: label.to_string(),
+                selected,
+            })
+            .collect(),
+    }
+}
+
 fn filters(q: &SearchParams, facets: &SearchFacets) -> Vec<Filter> {
     // Open-ended values (license, keyword) come from the facets, plus the
     // current choice even when no result carries it any more.
@@ -158,26 +174,19 @@ fn filters(q: &SearchParams, facets: &SearchFacets) -> Vec<Filter> {
             q.tier.map(Tier::as_str),
             &facets.tier,
         ),
-        Filter {
-            name: "deprecated",
-            label: "Deprecated",
-            options: [
+        fixed(
+            "deprecated",
+            "Deprecated",
+            &[
                 ("", "Any", q.deprecated.is_none()),
                 ("false", "Not deprecated", q.deprecated == Some(false)),
                 ("true", "Deprecated", q.deprecated == Some(true)),
-            ]
-            .into_iter()
-            .map(|(value, label, selected)| FilterOption {
-                value: value.to_string(),
-                label: label.to_string(),
-                selected,
-            })
-            .collect(),
-        },
-        Filter {
-            name: "findings",
-            label: "Lint findings",
-            options: [
+            ],
+        ),
+        fixed(
+            "findings",
+            "Lint findings",
+            &[
                 ("", "Any", q.findings.is_none()),
                 (
                     "none",
@@ -189,15 +198,8 @@ fn filters(q: &SearchParams, facets: &SearchFacets) -> Vec<Filter> {
                     "Flagged",
                     q.findings == Some(FindingsFilter::Flagged),
                 ),
-            ]
-            .into_iter()
-            .map(|(value, label, selected)| FilterOption {
-                value: value.to_string(),
-                label: label.to_string(),
-                selected,
-            })
-            .collect(),
-        },
+            ],
+        ),
         select(
             "format",
             "Format",
