@@ -265,20 +265,10 @@ async fn revoked_tokens_are_401(app: TestApp) {
         .await
         .unwrap();
     problem(res, 404, "not-found").await;
-    let actions = app
-        .state
-        .db
-        .read(|conn| {
-            use diesel::prelude::*;
-            use toolreg_server::schema::audit_log;
-            Ok(audit_log::table
-                .order(audit_log::id.asc())
-                .select(audit_log::action)
-                .load::<String>(conn)?)
-        })
-        .await
-        .unwrap();
-    assert_eq!(actions, ["token_create", "token_revoke", "token_create"]);
+    assert_eq!(
+        app.audit_actions().await,
+        ["token_create", "token_revoke", "token_create"]
+    );
 }
 
 async fn agent_tokens_publish_as_untrusted(app: TestApp) {

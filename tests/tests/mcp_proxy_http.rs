@@ -12,7 +12,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use toolreg_e2e::mcp::{listed_names, proxy_fixture, read_request, ProxyProject, Sdk};
+use toolreg_e2e::mcp::{
+    assert_rug_pull_withheld, listed_names, proxy_fixture, read_request, rug_pull_plan,
+    ProxyProject, Sdk,
+};
 use toolreg_e2e::{free_port, User};
 
 /// The rug pull server over Streamable HTTP, stopped when dropped.
@@ -128,29 +131,8 @@ fn an_http_server_is_recorded_checked_rug_pulled_and_its_death_ends_the_session(
 
     // The rug pull: tools/list_changed comes on the server's GET stream,
     // the proxy checks again, `add` is withheld and its call refused.
-    let (r, err) = session(
-        &project,
-        &rug.url,
-        &[],
-        json!({"steps": [
-            {"op": "call", "name": "pull_rug"},
-            {"op": "wait_changed"},
-            {"op": "list"},
-            {"op": "call", "name": "add", "args": {"a": 2, "b": 3, "note": "x"}},
-        ]}),
-    );
-    assert_eq!(r[1]["changed"], true, "{r:?}\n{err}");
-    assert_eq!(listed_names(&r[2]), ["crash", "pull_rug", "slow"], "{err}");
-    let refused = r[3]["error"].as_str().unwrap_or_default();
-    assert!(
-        refused.contains("`add`") && refused.contains("definition changed since it was pinned"),
-        "{r:?}"
-    );
-    assert!(
-        err.contains("withheld add of rug: its definition changed since it was pinned")
-            && err.contains("high    added    /inputSchema/properties/note"),
-        "{err}"
-    );
+    let (r, err) = session(&project, &rug.url, &[], rug_pull_plan());
+    assert_rug_pull_withheld(&r, &err);
 
     // The server dies mid-call: the call gets an error, the session ends.
     let (r, err) = session(
