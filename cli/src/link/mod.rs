@@ -179,12 +179,10 @@ pub fn run(ctx: &Context, args: &LinkArgs, action: Action) -> Result<i32> {
         Some(server) => server.clone(),
         None => args.name.clone().unwrap_or_else(|| "toolreg".to_string()),
     };
-    if args.proxy.is_some() {
-        crate::commands::mcp_proxy::store::check_name(&name).map_err(|_| {
-            Error::Usage(format!("--proxy {name}: a server name is 1 to 64 of a-z, 0-9, `-`, `_` and `.`, not starting with `.`"))
-        })?;
+    // A proxied server's name is checked where it is linked (`proxy::link`).
+    if args.proxy.is_none() {
+        check_name(&name)?;
     }
-    check_name(&name)?;
     if args.list {
         return list::run(ctx, &root, &dirs, &name);
     }

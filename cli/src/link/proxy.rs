@@ -148,7 +148,7 @@ pub fn link(
     given: Option<Launch>,
     present: Option<&Value>,
 ) -> Result<Plan> {
-    store::check_name(name)?;
+    store::check_name("--proxy", name)?;
     let runs = present.map(|p| classify(client, p));
     let launch = match (given, &runs) {
         (Some(l), _) => l,
@@ -243,7 +243,7 @@ pub fn unlink(
     name: &str,
     present: Option<&Value>,
 ) -> Result<Option<Plan>> {
-    store::check_name(name)?;
+    store::check_name("--proxy", name)?;
     let Some(present) = present else {
         return Ok(None);
     };

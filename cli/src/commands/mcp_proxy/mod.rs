@@ -35,7 +35,7 @@ pub fn run(
     strict: bool,
     launch: Launch,
 ) -> Result<i32> {
-    store::check_name(name)?;
+    store::check_name("--pin", name)?;
     if let Launch::Url(url) = &launch {
         proxy::check_url(url).map_err(|e| Error::Usage(e.to_string()))?;
     }

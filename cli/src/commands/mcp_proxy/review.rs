@@ -21,7 +21,7 @@ use crate::output;
 
 /// The verdicts on the pending tools of `name`, sorted by tool.
 fn pending(root: &Path, name: &str) -> Result<(Lockfile, Store, Vec<Verdict>)> {
-    store::check_name(name)?;
+    store::check_name("NAME", name)?;
     let lock = Lockfile::load(root)?.unwrap_or_default();
     let server = lock.server(name).ok_or_else(|| {
         Error::Usage(format!(

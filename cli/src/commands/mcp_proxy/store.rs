@@ -33,8 +33,9 @@ pub struct Store {
 }
 
 /// A server name usable as a file name and in a lock: 1–64 of `a-z`,
-/// `0-9`, `-`, `_`, `.`, not starting with `.`.
-pub fn check_name(name: &str) -> Result<()> {
+/// `0-9`, `-`, `_`, `.`, not starting with `.`. `given` says where it was
+/// given (`--pin`, `--proxy`, `NAME`), for the usage error.
+pub fn check_name(given: &str, name: &str) -> Result<()> {
     let ok = !name.is_empty()
         && name.len() <= 64
         && !name.starts_with('.')
@@ -45,7 +46,7 @@ pub fn check_name(name: &str) -> Result<()> {
         Ok(())
     } else {
         Err(Error::Usage(format!(
-            "--pin {name}: a server name is 1 to 64 of a-z, 0-9, `-`, `_` and `.`, not starting with `.`"
+            "{given} {name}: a server name is 1 to 64 of a-z, 0-9, `-`, `_` and `.`, not starting with `.`"
         )))
     }
 }
