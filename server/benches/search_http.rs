@@ -189,7 +189,11 @@ fn main() {
     ));
     state
         .search
-        .start(&index_dir, Arc::new(StoreSource::new(db)))
+        .start(
+            &index_dir,
+            Arc::new(StoreSource::new(db)),
+            toolreg_server::search::SearchMemory::default(),
+        )
         .expect("start search");
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let url = format!("http://{}", listener.local_addr().expect("addr"));

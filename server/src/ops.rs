@@ -48,10 +48,6 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     let blobs = BlobStore::open(&store.storage_url())?;
     let mut state = AppState::new(db, blobs, opts.policy.clone());
     state.cache = ReadCache::new(CacheSizes::from_mib(opts.cache_mib));
-    state.search.set_memory(search::SearchMemory::from_mib(
-        opts.search_cache_mib,
-        opts.index_writer_mib,
-    ));
     state.rate_limits = crate::rate_limit::RateLimits {
         publish: opts.rate_limit_publish,
         tokens: opts.rate_limit_tokens,
@@ -144,7 +140,10 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     let filled = started.elapsed();
     let state = web::Data::new(state);
     let source = Arc::new(StoreSource::new(state.db.clone()));
-    state.search.start(&search::index_dir(store), source)?;
+    let memory = search::SearchMemory::from_mib(opts.search_cache_mib, opts.index_writer_mib);
+    state
+        .search
+        .start(&search::index_dir(store), source, memory)?;
     let searching = started.elapsed();
     let listener = TcpListener::bind(opts.listen)
         .map_err(|e| internal(format!("cannot listen on {}: {e}", opts.listen)))?;

@@ -21,7 +21,6 @@ struct Running {
 #[derive(Default)]
 pub struct SearchService {
     running: RwLock<Option<Running>>,
-    memory: RwLock<SearchMemory>,
 }
 
 /// The memory bounds of the search index (`--search-cache-mib`,
@@ -63,12 +62,16 @@ impl std::fmt::Debug for SearchService {
 }
 
 impl SearchService {
-    /// Opens (or rebuilds) the index in `dir` and starts tailing `source`
-    /// into it. A running service is stopped first.
-    pub fn start(&self, dir: &Path, source: Arc<dyn SearchSource>) -> Result<(), SearchError> {
+    /// Opens (or rebuilds) the index in `dir`, within `memory`, and starts
+    /// tailing `source` into it. A running service is stopped first.
+    pub fn start(
+        &self,
+        dir: &Path,
+        source: Arc<dyn SearchSource>,
+        memory: SearchMemory,
+    ) -> Result<(), SearchError> {
         self.stop();
         let index = Arc::new(SearchIndex::open(dir)?);
-        let memory = *self.memory.read().unwrap_or_else(|e| e.into_inner());
         index.set_result_cache_bytes(memory.answer_bytes);
         index.set_writer_memory(memory.writer_bytes);
         match index.state() {
@@ -84,11 +87,6 @@ impl SearchService {
         let mut running = self.running.write().unwrap_or_else(|e| e.into_inner());
         *running = Some(Running { index, tailer });
         Ok(())
-    }
-
-    /// Sets the memory bounds the next [`start`](Self::start) applies.
-    pub fn set_memory(&self, memory: SearchMemory) {
-        *self.memory.write().unwrap_or_else(|e| e.into_inner()) = memory;
     }
 
     /// Stops the tailer and closes the index (if running).

@@ -187,7 +187,11 @@ impl TestApp {
         let source = Arc::new(StoreSource::new(self.state.db.clone()));
         self.state
             .search
-            .start(&self.data_dir().join("index"), source)
+            .start(
+                &self.data_dir().join("index"),
+                source,
+                toolreg_server::search::SearchMemory::default(),
+            )
             .expect("start search");
     }
 
