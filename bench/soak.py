@@ -121,7 +121,6 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--minutes", type=float, default=2.0)
     p.add_argument("--binary", default=os.path.join(bench.ROOT, "target", "release", "toolreg-server"))
-    p.add_argument("--moto-port", type=int, default=9591)
     p.add_argument("--publishers", type=int, default=2)
     p.add_argument("--searchers", type=int, default=2)
     p.add_argument("--downloaders", type=int, default=2)
@@ -133,13 +132,12 @@ def main():
     work = tempfile.mkdtemp(prefix="toolreg-soak-")
     db = f"toolreg_soak_{os.getpid()}"
     subprocess.run(["createdb", *bench.PG_ADMIN, db], check=True)
-    moto = bench.Moto(args.moto_port, os.path.join(work, "moto.log"))
+    moto = bench.Moto(args, work, "toolreg-soak")
     replicas = []
     try:
-        moto.bucket("toolreg-soak")
         env = {"TOOLREG_DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{db}",
                "TOOLREG_STORAGE": "s3://toolreg-soak", "AWS_ENDPOINT_URL": moto.endpoint, "AWS_ALLOW_HTTP": "true",
-               "AWS_ACCESS_KEY_ID": "soak", "AWS_SECRET_ACCESS_KEY": "soak", "AWS_REGION": "us-east-1"}
+               "AWS_ACCESS_KEY_ID": moto.access_key, "AWS_SECRET_ACCESS_KEY": moto.secret_key, "AWS_REGION": "us-east-1"}
         for name in ("a", "b"):
             replicas.append(bench.Server(args.binary, os.path.join(work, name), env, os.path.join(work, f"{name}.log")))
         token = replicas[0].admin("admin", "create-user", "soak", "--tier", "verified")

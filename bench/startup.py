@@ -52,7 +52,6 @@ def main():
     p.add_argument("--db", default="toolreg_startup")
     p.add_argument("--reuse", action="store_true", help="skip seeding")
     p.add_argument("--restarts", type=int, default=5)
-    p.add_argument("--moto-port", type=int, default=9591)
     p.add_argument("--bucket-objects", type=int, default=0)
     p.add_argument("--binary", default=os.path.join(bench.ROOT, "target", "release", "toolreg-server"))
     p.add_argument("args", nargs="*", help="extra server flags (after --)")
@@ -66,8 +65,7 @@ def main():
             subprocess.run(["createdb", *bench.PG_ADMIN, args.db], check=True)
         env["TOOLREG_DATABASE_URL"] = f"postgres://postgres@127.0.0.1:5432/{args.db}"
     if args.storage == "s3":
-        moto = bench.Moto(args.moto_port, os.path.join(args.data, "moto.log"))
-        moto.bucket("toolreg-startup")
+        moto = bench.Moto(args, args.data, "toolreg-startup")
         if args.bucket_objects:
             bench.log(f"putting {args.bucket_objects} objects in the bucket")
             fill_bucket(moto.endpoint, "toolreg-startup", args.bucket_objects)

@@ -1,6 +1,7 @@
 -- wrk script for the toolreg benchmarks. BENCH_SCENARIO selects the requests:
 --   static    the URL given to wrk, unchanged (downloads, nginx)
 --   metadata  GET /api/v1/tools/bench-tool-NNNNNN for a random tool of BENCH_N
+--   download  GET /api/v1/tools/bench-tool-NNNNNN/1.0.0/download, a random tool of BENCH_N
 --   search    GET /api/v1/search?q=WORD for a random word of the file BENCH_WORDS
 -- done() prints one line `BENCH_JSON {...}` that bench.py reads.
 local scenario = os.getenv("BENCH_SCENARIO") or "static"
@@ -20,6 +21,10 @@ end
 if scenario == "metadata" then
   request = function()
     return wrk.format("GET", string.format("/api/v1/tools/bench-tool-%06d", math.random(0, n - 1)))
+  end
+elseif scenario == "download" then
+  request = function()
+    return wrk.format("GET", string.format("/api/v1/tools/bench-tool-%06d/1.0.0/download", math.random(0, n - 1)))
   end
 elseif scenario == "search" then
   request = function()
