@@ -21,7 +21,7 @@ for arg in "$@"; do
   case "$arg" in
     --quick) mode=quick ;;
     --full) mode=full ;;
-    -h|--help) sed -n '2,15p' "$0"; exec python3 bench/bench.py --help ;;
+    -h|--help) sed -n '2,14p' "$0"; exec python3 bench/bench.py --help ;;
     *) args+=("$arg") ;;
   esac
 done
