@@ -21,20 +21,40 @@ use tantivy::index::SegmentId;
 use tantivy::{Searcher, SegmentReader};
 use toolreg_api::{FacetCounts, SearchFacets};
 
-use crate::table::SegmentTable;
+use crate::table::{RecordsBudget, SegmentTable};
 use crate::SearchError;
 
 /// Most values reported per facet.
 const MAX_VALUES: usize = 50;
 
 /// Segment tables by segment id.
-#[derive(Default)]
 pub(crate) struct TableCache {
     tables: RwLock<HashMap<SegmentId, Arc<SegmentTable>>>,
     building: Mutex<()>,
+    /// The byte budget of the tables' hit records.
+    records: Arc<RecordsBudget>,
 }
 
+impl Default for TableCache {
+    fn default() -> Self {
+        TableCache {
+            tables: RwLock::default(),
+            building: Mutex::default(),
+            records: Arc::new(RecordsBudget::new(DEFAULT_RECORDS_MEMORY)),
+        }
+    }
+}
+
+/// The default byte budget of the search hit records (`--search-records-mib`):
+/// room for ~190,000 tools of ~350 bytes.
+pub const DEFAULT_RECORDS_MEMORY: usize = 64 << 20;
+
 impl TableCache {
+    /// The budget the hit records are built within.
+    pub(crate) fn records_budget(&self) -> &Arc<RecordsBudget> {
+        &self.records
+    }
+
     /// The table of `segment`, built if this is the first time it is seen.
     pub(crate) fn table(&self, segment: &SegmentReader) -> Result<Arc<SegmentTable>, SearchError> {
         let id = segment.segment_id();

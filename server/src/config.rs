@@ -170,6 +170,12 @@ pub struct ServeOptions {
     /// emptied whenever the index changes.
     #[arg(long, env = "TOOLREG_SEARCH_CACHE_MIB", default_value_t = crate::search::DEFAULT_SEARCH_CACHE_MIB, value_parser = clap::value_parser!(u64).range(0..=4096), global = true)]
     pub search_cache_mib: u64,
+    /// Memory for the search hit records (each tool's hit fields, ~350
+    /// bytes a tool, kept decoded so a page needs no stored document), in
+    /// MiB; segments past it answer from the index's stored documents,
+    /// slower (`0`: all of them).
+    #[arg(long, env = "TOOLREG_SEARCH_RECORDS_MIB", default_value_t = crate::search::DEFAULT_SEARCH_RECORDS_MIB, value_parser = clap::value_parser!(u64).range(0..=65536), global = true)]
+    pub search_records_mib: u64,
     /// Memory the search index writer may use while indexing changes, in
     /// MiB (15 to 4000); it is released a few seconds after the last change.
     #[arg(long, env = "TOOLREG_INDEX_WRITER_MIB", default_value_t = crate::search::DEFAULT_INDEX_WRITER_MIB, value_parser = clap::value_parser!(u64).range(crate::search::MIN_INDEX_WRITER_MIB..=crate::search::MAX_INDEX_WRITER_MIB), global = true)]
@@ -208,6 +214,7 @@ impl Default for ServeOptions {
             oidc_audience: toolreg_trustpub::DEFAULT_AUDIENCE.to_string(),
             cache_mib: crate::read_cache::DEFAULT_MIB,
             search_cache_mib: crate::search::DEFAULT_SEARCH_CACHE_MIB,
+            search_records_mib: crate::search::DEFAULT_SEARCH_RECORDS_MIB,
             index_writer_mib: crate::search::DEFAULT_INDEX_WRITER_MIB,
             log_buffer_kib: crate::log_writer::DEFAULT_PENDING_KIB,
             log_key: None,

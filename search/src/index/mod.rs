@@ -43,6 +43,7 @@ use crate::{SearchDoc, SearchError, SearchParams};
 use answers::AnswerCache;
 use writer::WriterSlot;
 
+pub use crate::snapshot::DEFAULT_RECORDS_MEMORY;
 pub use answers::MAX_BYTES as ANSWER_CACHE_BYTES;
 pub use open::OpenState;
 pub use writer::{DEFAULT_WRITER_MEMORY, MAX_WRITER_MEMORY, MIN_WRITER_MEMORY};
@@ -172,7 +173,7 @@ impl SearchIndex {
         let snapshot = self.snapshot(&searcher)?;
         for (segment, table) in searcher.segment_readers().iter().zip(&snapshot.tables) {
             if !table.has_records() {
-                table.records(segment, &self.fields)?;
+                table.records(segment, &self.fields, self.tables.records_budget())?;
             }
         }
         Ok(())
@@ -194,8 +195,11 @@ impl SearchIndex {
     ) -> Result<SearchDoc, SearchError> {
         let segment = searcher.segment_reader(addr.segment_ord);
         if let Some(table) = snapshot.tables.get(addr.segment_ord as usize) {
-            if let Some(doc) = table.records(segment, &self.fields)?.doc(addr.doc_id)? {
-                return Ok(doc);
+            let budget = self.tables.records_budget();
+            if let Some(records) = table.records(segment, &self.fields, budget)? {
+                if let Some(doc) = records.doc(addr.doc_id)? {
+                    return Ok(doc);
+                }
             }
         }
         self.load(searcher, addr)
@@ -209,13 +213,13 @@ impl SearchIndex {
         addr: DocAddress,
     ) -> Result<String, SearchError> {
         let segment = searcher.segment_reader(addr.segment_ord);
-        match snapshot.tables.get(addr.segment_ord as usize) {
-            Some(table) => Ok(table
-                .records(segment, &self.fields)?
-                .name(addr.doc_id)?
-                .to_string()),
-            None => self.load(searcher, addr).map(|d| d.name),
+        if let Some(table) = snapshot.tables.get(addr.segment_ord as usize) {
+            let budget = self.tables.records_budget();
+            if let Some(records) = table.records(segment, &self.fields, budget)? {
+                return Ok(records.name(addr.doc_id)?.to_string());
+            }
         }
+        self.load(searcher, addr).map(|d| d.name)
     }
 
     fn load(&self, searcher: &Searcher, addr: DocAddress) -> Result<SearchDoc, SearchError> {
@@ -231,6 +235,19 @@ impl SearchIndex {
     /// (0 turns the cache off; the default is 1024).
     pub fn set_result_cache(&self, capacity: usize) {
         self.answers.set_capacity(capacity);
+    }
+
+    /// Sets the most memory the segments' hit records may take, in bytes
+    /// (0: none; every hit is read from the doc store). The default is
+    /// [`DEFAULT_RECORDS_MEMORY`]. Records already built stay until their
+    /// segment is merged away.
+    pub fn set_records_memory(&self, bytes: usize) {
+        self.tables.records_budget().set_limit(bytes);
+    }
+
+    /// Bytes held by the hit records of the live segments.
+    pub fn records_bytes(&self) -> usize {
+        self.tables.records_budget().used()
     }
 
     /// Sets the most memory the remembered answers may take, in bytes

@@ -12,7 +12,12 @@
 //!   tantivy fast-field columns, opened once instead of once per query.
 //! * **Hit records** ([`records`], built on first use or by
 //!   [`crate::SearchIndex::warm`]): the fields a hit shows, one compact
-//!   binary record per document.
+//!   binary record per document. They grow with the registry (~350 bytes
+//!   a tool), so all segments' records share one byte budget
+//!   ([`RecordsBudget`], `--search-records-mib`); a segment whose records
+//!   don't fit has none, and its hits are read from the doc store (slower:
+//!   a block decompressed and a JSON document parsed per hit). It tries
+//!   again once other segments' records were dropped.
 //!
 //! Segments are immutable, so a table never goes stale; it is shared by
 //! every searcher generation that still has its segment (see
@@ -22,7 +27,8 @@
 mod facets;
 mod records;
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use tantivy::columnar::Column;
 use tantivy::{DocId, SegmentReader};
@@ -44,8 +50,77 @@ pub(crate) struct SegmentTable {
     pub(crate) updated_at: Column<i64>,
     /// 1 for a deprecated tool (ranked below equal matches).
     pub(crate) deprecated: Column<u64>,
-    records: OnceLock<Records>,
+    records: OnceLock<Kept>,
+    /// [`RecordsBudget::freed`] + 1 when the records last did not fit (0:
+    /// never refused): no new try until the budget frees something.
+    refused_at: AtomicU64,
     building: Mutex<()>,
+}
+
+/// The byte budget of the hit records of every segment of one index.
+#[derive(Debug, Default)]
+pub(crate) struct RecordsBudget {
+    limit: AtomicUsize,
+    used: AtomicUsize,
+    /// Counts the records given back (a refused segment may fit now).
+    freed: AtomicU64,
+}
+
+impl RecordsBudget {
+    pub(crate) fn new(limit: usize) -> RecordsBudget {
+        RecordsBudget {
+            limit: AtomicUsize::new(limit),
+            ..RecordsBudget::default()
+        }
+    }
+
+    /// Sets the budget; records already built stay until their segment goes.
+    pub(crate) fn set_limit(&self, limit: usize) {
+        self.limit.store(limit, Ordering::SeqCst);
+        self.freed.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// True if nothing more fits.
+    fn full(&self) -> bool {
+        self.used.load(Ordering::SeqCst) >= self.limit.load(Ordering::SeqCst)
+    }
+
+    /// Take `bytes` if they fit.
+    fn take(&self, bytes: usize) -> bool {
+        let limit = self.limit.load(Ordering::SeqCst);
+        self.used
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |used| {
+                used.checked_add(bytes).filter(|total| *total <= limit)
+            })
+            .is_ok()
+    }
+
+    fn give_back(&self, bytes: usize) {
+        self.used.fetch_sub(bytes, Ordering::SeqCst);
+        self.freed.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn freed(&self) -> u64 {
+        self.freed.load(Ordering::SeqCst)
+    }
+
+    /// Bytes held by the records of live segments.
+    pub(crate) fn used(&self) -> usize {
+        self.used.load(Ordering::SeqCst)
+    }
+}
+
+/// A segment's records, counted against the budget until dropped with the
+/// segment's table.
+struct Kept {
+    records: Records,
+    budget: Arc<RecordsBudget>,
+}
+
+impl Drop for Kept {
+    fn drop(&mut self) {
+        self.budget.give_back(self.records.heap_bytes());
+    }
 }
 
 impl SegmentTable {
@@ -59,6 +134,7 @@ impl SegmentTable {
             updated_at: fast.i64("updated_at")?,
             deprecated: fast.u64("deprecated")?,
             records: OnceLock::new(),
+            refused_at: AtomicU64::new(0),
             building: Mutex::new(()),
         })
     }
@@ -69,23 +145,42 @@ impl SegmentTable {
     }
 
     /// The hit records, decoding the segment's stored documents the first
-    /// time (concurrent callers wait for that one decoding).
+    /// time (concurrent callers wait for that one decoding), or `None` when
+    /// they don't fit in `budget`: read such hits from the doc store.
     pub(crate) fn records(
         &self,
         segment: &SegmentReader,
         fields: &Fields,
-    ) -> Result<&Records, SearchError> {
-        if let Some(records) = self.records.get() {
-            return Ok(records);
+        budget: &Arc<RecordsBudget>,
+    ) -> Result<Option<&Records>, SearchError> {
+        if let Some(kept) = self.records.get() {
+            return Ok(Some(&kept.records));
+        }
+        let refused =
+            || budget.full() || self.refused_at.load(Ordering::SeqCst) == budget.freed() + 1;
+        if refused() {
+            return Ok(None);
         }
         // OnceLock has no fallible initializer on stable: one builder at a
         // time under the lock, then set.
         let _building = self.building.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(records) = self.records.get() {
-            return Ok(records);
+        if let Some(kept) = self.records.get() {
+            return Ok(Some(&kept.records));
         }
+        if refused() {
+            return Ok(None);
+        }
+        let freed = budget.freed();
         let built = Records::build(segment, fields)?;
-        Ok(self.records.get_or_init(|| built))
+        if !budget.take(built.heap_bytes()) {
+            self.refused_at.store(freed + 1, Ordering::SeqCst);
+            return Ok(None);
+        }
+        let kept = self.records.get_or_init(|| Kept {
+            records: built,
+            budget: budget.clone(),
+        });
+        Ok(Some(&kept.records))
     }
 
     /// Empty facet counts of this segment (see [`FacetTable::facet_counts`]).
@@ -111,6 +206,6 @@ impl SegmentTable {
 
     /// Heap memory held by the table (facet ordinals, values and records).
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.facets.heap_bytes() + self.records.get().map_or(0, Records::heap_bytes)
+        self.facets.heap_bytes() + self.records.get().map_or(0, |k| k.records.heap_bytes())
     }
 }

@@ -1,6 +1,7 @@
 //! Unit tests of the search engine and the tailer, over an in-memory fake
 //! change log, one file per part: queries, natural-language queries, the
-//! index on disk, the tailer, highlights and the answer cache.
+//! index on disk, the tailer, highlights, the answer cache and the hit
+//! records' budget.
 //! Request-level tests live in the server's `tests/search_*.rs`.
 
 mod answer_cache;
@@ -8,6 +9,7 @@ mod highlights;
 mod natural;
 mod on_disk;
 mod queries;
+mod records_budget;
 mod tailer;
 
 use std::collections::HashMap;

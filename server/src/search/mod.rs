@@ -20,6 +20,8 @@ pub use service::{index_dir, reindex, SearchMemory, SearchService};
 
 /// The default of `--search-cache-mib`.
 pub const DEFAULT_SEARCH_CACHE_MIB: u64 = (toolreg_search::ANSWER_CACHE_BYTES >> 20) as u64;
+/// The default of `--search-records-mib`.
+pub const DEFAULT_SEARCH_RECORDS_MIB: u64 = (toolreg_search::DEFAULT_RECORDS_MEMORY >> 20) as u64;
 /// The default of `--index-writer-mib`.
 pub const DEFAULT_INDEX_WRITER_MIB: u64 = (toolreg_search::DEFAULT_WRITER_MEMORY >> 20) as u64;
 /// The least `--index-writer-mib` (tantivy's writer needs 15 MB).

@@ -29,6 +29,8 @@ pub struct SearchService {
 pub struct SearchMemory {
     /// Most bytes of remembered answers.
     pub answer_bytes: usize,
+    /// Most bytes of the segments' hit records.
+    pub records_bytes: usize,
     /// The index writer's memory budget, in bytes.
     pub writer_bytes: usize,
 }
@@ -37,6 +39,7 @@ impl Default for SearchMemory {
     fn default() -> Self {
         SearchMemory {
             answer_bytes: toolreg_search::ANSWER_CACHE_BYTES,
+            records_bytes: toolreg_search::DEFAULT_RECORDS_MEMORY,
             writer_bytes: toolreg_search::DEFAULT_WRITER_MEMORY,
         }
     }
@@ -44,10 +47,11 @@ impl Default for SearchMemory {
 
 impl SearchMemory {
     /// From the flags' MiB.
-    pub fn from_mib(answers_mib: u64, writer_mib: u64) -> SearchMemory {
+    pub fn from_mib(answers_mib: u64, records_mib: u64, writer_mib: u64) -> SearchMemory {
         let bytes = |mib: u64| usize::try_from(mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
         SearchMemory {
             answer_bytes: bytes(answers_mib),
+            records_bytes: bytes(records_mib),
             writer_bytes: bytes(writer_mib),
         }
     }
@@ -73,6 +77,7 @@ impl SearchService {
         self.stop();
         let index = Arc::new(SearchIndex::open(dir)?);
         index.set_result_cache_bytes(memory.answer_bytes);
+        index.set_records_memory(memory.records_bytes);
         index.set_writer_memory(memory.writer_bytes);
         match index.state() {
             OpenState::Rebuilt { reason } => {
