@@ -470,9 +470,12 @@ test("a deprecated tool shows its badge, notice and successor link", async () =>
     assert(notice.includes("deprecated") && notice.includes("Superseded."), `notice: ${notice}`);
     await page.locator("#deprecation a.successor").click();
     await page.waitForURL(`${server.base}/tools/github-create-issue`);
-    await page.goto(`${server.base}/?deprecated=true`);
-    await waitFor("the deprecated filter lists it", async () =>
-      (await page.locator("li.result .status-deprecated").count()) === 1);
+    // The search index follows the change log: reload until it has the
+    // deprecation (a page loaded before that would never show it).
+    await waitFor("the deprecated filter lists it", async () => {
+      await page.goto(`${server.base}/?deprecated=true`);
+      return (await page.locator("li.result .status-deprecated").count()) === 1;
+    }, 10000);
   });
   const lifted = await fetch(deprecation, { method: "DELETE", headers: auth });
   assertEq(lifted.status, 200, `lifting answered ${await lifted.text()}`);
