@@ -16,8 +16,9 @@
 //!   a tool), so all segments' records share one byte budget
 //!   ([`RecordsBudget`], `--search-records-mib`); a segment whose records
 //!   don't fit has none, and its hits are read from the doc store (slower:
-//!   a block decompressed and a JSON document parsed per hit). It tries
-//!   again once other segments' records were dropped.
+//!   a block decompressed and a JSON document parsed per hit). A segment
+//!   refused once is not decoded again until the budget has the room its
+//!   records needed.
 //!
 //! Segments are immutable, so a table never goes stale; it is shared by
 //! every searcher generation that still has its segment (see
@@ -27,7 +28,7 @@
 mod facets;
 mod records;
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use tantivy::columnar::Column;
@@ -51,9 +52,9 @@ pub(crate) struct SegmentTable {
     /// 1 for a deprecated tool (ranked below equal matches).
     pub(crate) deprecated: Column<u64>,
     records: OnceLock<Kept>,
-    /// [`RecordsBudget::freed`] + 1 when the records last did not fit (0:
-    /// never refused): no new try until the budget frees something.
-    refused_at: AtomicU64,
+    /// The bytes the records needed when they last did not fit (0: never
+    /// refused): no new try until the budget has that much room.
+    refused: AtomicUsize,
     building: Mutex<()>,
 }
 
@@ -62,8 +63,6 @@ pub(crate) struct SegmentTable {
 pub(crate) struct RecordsBudget {
     limit: AtomicUsize,
     used: AtomicUsize,
-    /// Counts the records given back (a refused segment may fit now).
-    freed: AtomicU64,
 }
 
 impl RecordsBudget {
@@ -77,12 +76,13 @@ impl RecordsBudget {
     /// Sets the budget; records already built stay until their segment goes.
     pub(crate) fn set_limit(&self, limit: usize) {
         self.limit.store(limit, Ordering::SeqCst);
-        self.freed.fetch_add(1, Ordering::SeqCst);
     }
 
-    /// True if nothing more fits.
-    fn full(&self) -> bool {
-        self.used.load(Ordering::SeqCst) >= self.limit.load(Ordering::SeqCst)
+    /// Bytes still free.
+    fn room(&self) -> usize {
+        self.limit
+            .load(Ordering::SeqCst)
+            .saturating_sub(self.used.load(Ordering::SeqCst))
     }
 
     /// Take `bytes` if they fit.
@@ -97,11 +97,6 @@ impl RecordsBudget {
 
     fn give_back(&self, bytes: usize) {
         self.used.fetch_sub(bytes, Ordering::SeqCst);
-        self.freed.fetch_add(1, Ordering::SeqCst);
-    }
-
-    fn freed(&self) -> u64 {
-        self.freed.load(Ordering::SeqCst)
     }
 
     /// Bytes held by the records of live segments.
@@ -134,7 +129,7 @@ impl SegmentTable {
             updated_at: fast.i64("updated_at")?,
             deprecated: fast.u64("deprecated")?,
             records: OnceLock::new(),
-            refused_at: AtomicU64::new(0),
+            refused: AtomicUsize::new(0),
             building: Mutex::new(()),
         })
     }
@@ -156,8 +151,12 @@ impl SegmentTable {
         if let Some(kept) = self.records.get() {
             return Ok(Some(&kept.records));
         }
-        let refused =
-            || budget.full() || self.refused_at.load(Ordering::SeqCst) == budget.freed() + 1;
+        // Not decoded again while it can't fit: no room at all, or less
+        // than the size it needed when last refused.
+        let refused = || {
+            let room = budget.room();
+            room == 0 || self.refused.load(Ordering::SeqCst) > room
+        };
         if refused() {
             return Ok(None);
         }
@@ -170,10 +169,10 @@ impl SegmentTable {
         if refused() {
             return Ok(None);
         }
-        let freed = budget.freed();
         let built = Records::build(segment, fields)?;
-        if !budget.take(built.heap_bytes()) {
-            self.refused_at.store(freed + 1, Ordering::SeqCst);
+        let bytes = built.heap_bytes();
+        if !budget.take(bytes) {
+            self.refused.store(bytes.max(1), Ordering::SeqCst);
             return Ok(None);
         }
         let kept = self.records.get_or_init(|| Kept {
