@@ -28,26 +28,13 @@ use crate::SearchError;
 const MAX_VALUES: usize = 50;
 
 /// Segment tables by segment id.
+#[derive(Default)]
 pub(crate) struct TableCache {
     tables: RwLock<HashMap<SegmentId, Arc<SegmentTable>>>,
     building: Mutex<()>,
     /// The byte budget of the tables' hit records.
     records: Arc<RecordsBudget>,
 }
-
-impl Default for TableCache {
-    fn default() -> Self {
-        TableCache {
-            tables: RwLock::default(),
-            building: Mutex::default(),
-            records: Arc::new(RecordsBudget::new(DEFAULT_RECORDS_MEMORY)),
-        }
-    }
-}
-
-/// The default byte budget of the search hit records (`--search-records-mib`):
-/// room for ~190,000 tools of ~350 bytes.
-pub const DEFAULT_RECORDS_MEMORY: usize = 64 << 20;
 
 impl TableCache {
     /// The budget the hit records are built within.

@@ -323,16 +323,11 @@ fn hidden(
         secrets,
         visible: false,
     };
-    lint_stretch(
-        ctx,
-        inner,
-        Lines {
-            offset: part.text.start,
-            ..lines
-        },
-        how,
-        out,
-    );
+    let at = Lines {
+        offset: part.text.start,
+        ..lines
+    };
+    lint_stretch(ctx, inner, at, how, out);
     let found_other = out.serious() > before;
     let instruction = if found_other {
         None
@@ -343,13 +338,7 @@ fn hidden(
         return;
     }
     out.begin_string();
-    let site = Site::in_file(
-        inner,
-        Lines {
-            offset: part.text.start,
-            ..lines
-        },
-    );
+    let site = Site::in_file(inner, at);
     let (start, end) = instruction.unwrap_or((0, inner.chars().count().min(60)));
     let span = if part.first_line == part.last_line {
         format!("line {}", part.first_line + lines.first_line - 1)

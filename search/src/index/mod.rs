@@ -43,7 +43,7 @@ use crate::{SearchDoc, SearchError, SearchParams};
 use answers::AnswerCache;
 use writer::WriterSlot;
 
-pub use crate::snapshot::DEFAULT_RECORDS_MEMORY;
+pub use crate::table::DEFAULT_RECORDS_MEMORY;
 pub use answers::MAX_BYTES as ANSWER_CACHE_BYTES;
 pub use open::OpenState;
 pub use writer::{DEFAULT_WRITER_MEMORY, MAX_WRITER_MEMORY, MIN_WRITER_MEMORY};
@@ -246,7 +246,8 @@ impl SearchIndex {
     }
 
     /// Bytes held by the hit records of the live segments.
-    pub fn records_bytes(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn records_bytes(&self) -> usize {
         self.tables.records_budget().used()
     }
 

@@ -58,21 +58,27 @@ pub(crate) struct SegmentTable {
     building: Mutex<()>,
 }
 
+/// The default byte budget of the search hit records (`--search-records-mib`):
+/// room for ~190,000 tools of ~350 bytes.
+pub const DEFAULT_RECORDS_MEMORY: usize = 64 << 20;
+
 /// The byte budget of the hit records of every segment of one index.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct RecordsBudget {
     limit: AtomicUsize,
     used: AtomicUsize,
 }
 
-impl RecordsBudget {
-    pub(crate) fn new(limit: usize) -> RecordsBudget {
+impl Default for RecordsBudget {
+    fn default() -> Self {
         RecordsBudget {
-            limit: AtomicUsize::new(limit),
-            ..RecordsBudget::default()
+            limit: AtomicUsize::new(DEFAULT_RECORDS_MEMORY),
+            used: AtomicUsize::new(0),
         }
     }
+}
 
+impl RecordsBudget {
     /// Sets the budget; records already built stay until their segment goes.
     pub(crate) fn set_limit(&self, limit: usize) {
         self.limit.store(limit, Ordering::SeqCst);
@@ -100,6 +106,7 @@ impl RecordsBudget {
     }
 
     /// Bytes held by the records of live segments.
+    #[cfg(test)]
     pub(crate) fn used(&self) -> usize {
         self.used.load(Ordering::SeqCst)
     }

@@ -92,7 +92,6 @@ fn select(
     }
 }
 
-/// The filter `<select>`s, with facet counts in the option labels.
 /// A filter with a fixed list of `(value, label, selected)` options.
 fn fixed(name: &'static str, label: &'static str, options: &[(&str, &str, bool)]) -> Filter {
     Filter {
@@ -109,6 +108,7 @@ fn fixed(name: &'static str, label: &'static str, options: &[(&str, &str, bool)]
     }
 }
 
+/// The filter `<select>`s, with facet counts in the option labels.
 fn filters(q: &SearchParams, facets: &SearchFacets) -> Vec<Filter> {
     // Open-ended values (license, keyword) come from the facets, plus the
     // current choice even when no result carries it any more.
