@@ -398,36 +398,45 @@ http {{
         self.proc.wait()
 
 
+def nginx_limit(args, root, first_path, first_body, scenario, n):
+    """nginx serving the files under `root`/html, asked for at random among
+    the N tools by the same wrk script and settings as the server: the rate
+    of the same bytes from disk. Waits until `first_path` answers
+    `first_body`. The files stay until the whole run ends: on ext4,
+    creating files within a few minutes of deleting many (here 100,000)
+    makes every inode allocation scan past the recently freed ones
+    (`recently_deleted` in the kernel's profile), which more than halved
+    the next configuration's publishes/s."""
+    nginx = Nginx(root)
+    try:
+        nginx.wait_serving(first_path, first_body)
+        return wrk(nginx.url, scenario, args.duration, args.connections, n=n)
+    finally:
+        nginx.stop()
+
+
 def nginx_downloads(args, workdir, n):
-    """nginx serving the N bundles, each from its own file at the server's
-    download path, asked for at random with the same wrk script: the
-    download figure's limit, with the working set cycling through all N
-    tools as the server's does. The files are the bytes that were
-    published (`toolgen` builds them deterministically); made once per N
-    and kept for the run."""
+    """The download figure's limit: nginx serving the N bundles, each from
+    its own file at the server's download path. The files are the bytes
+    that were published (`toolgen` builds them deterministically), made
+    once per N."""
     root = os.path.join(workdir, f"nginx-downloads-{n}")
     tools_dir = os.path.join(root, "html", "api", "v1", "tools")
-    first = toolgen.bundle(0)
     if not os.path.exists(os.path.join(tools_dir, toolgen.tool_name(n - 1), "1.0.0", "download")):
         for i in range(n):
             version_dir = os.path.join(tools_dir, toolgen.tool_name(i), "1.0.0")
             os.makedirs(version_dir, exist_ok=True)
             with open(os.path.join(version_dir, "download"), "wb") as f:
                 f.write(toolgen.bundle(i))
-    nginx = Nginx(root)
-    try:
-        nginx.wait_serving(f"/api/v1/tools/{toolgen.tool_name(0)}/1.0.0/download", first)
-        r = wrk(nginx.url, "download", args.duration, args.connections, n=n)
-        return {"download_rps": r["rps"], "p99_ms": r["p99_us"] / 1000, "errors": r["errors"]}
-    finally:
-        nginx.stop()
+    r = nginx_limit(args, root, f"/api/v1/tools/{toolgen.tool_name(0)}/1.0.0/download", toolgen.bundle(0),
+                    "download", n)
+    return {"download_rps": r["rps"], "p99_ms": r["p99_us"] / 1000, "errors": r["errors"]}
 
 
 def nginx_metadata(args, workdir, server_url, n):
-    """nginx serving the N tool summaries the server just sent, each from
-    its own file at the same path (/api/v1/tools/NAME), asked for at random
-    with the same wrk script: the metadata figure's limit, the same bytes
-    from disk."""
+    """The metadata figure's limit: nginx serving the N tool summaries the
+    server just sent, each from its own file at the same path
+    (/api/v1/tools/NAME)."""
     root = os.path.join(workdir, f"nginx-metadata-{n}")
     tools_dir = os.path.join(root, "html", "api", "v1", "tools")
     os.makedirs(tools_dir, exist_ok=True)
@@ -435,7 +444,7 @@ def nginx_metadata(args, workdir, server_url, n):
     conn = http.client.HTTPConnection(host, timeout=30)
     first = None
     for i in range(n):
-        name = f"bench-tool-{i:06d}"
+        name = toolgen.tool_name(i)
         conn.request("GET", f"/api/v1/tools/{name}")
         res = conn.getresponse()
         body = res.read()
@@ -445,18 +454,8 @@ def nginx_metadata(args, workdir, server_url, n):
             f.write(body)
         first = first or body
     conn.close()
-    nginx = Nginx(root)
-    try:
-        nginx.wait_serving("/api/v1/tools/bench-tool-000000", first)
-        r = wrk(nginx.url, "metadata", args.duration, args.connections, n=n)
-        return {"metadata_rps": r["rps"], "p99_ms": r["p99_us"] / 1000, "errors": r["errors"]}
-    finally:
-        # The files stay until the whole run ends: on ext4, creating files
-        # within a few minutes of deleting many (here 100,000) makes every
-        # inode allocation scan past the recently freed ones
-        # (`recently_deleted` in the kernel's profile), which more than
-        # halved the next configuration's publishes/s.
-        nginx.stop()
+    r = nginx_limit(args, root, f"/api/v1/tools/{toolgen.tool_name(0)}", first, "metadata", n)
+    return {"metadata_rps": r["rps"], "p99_ms": r["p99_us"] / 1000, "errors": r["errors"]}
 
 
 def fmt(v, digits=0):

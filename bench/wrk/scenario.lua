@@ -1,5 +1,5 @@
 -- wrk script for the toolreg benchmarks. BENCH_SCENARIO selects the requests:
---   static    the URL given to wrk, unchanged (downloads, nginx)
+--   static    the URL given to wrk, unchanged (the default)
 --   metadata  GET /api/v1/tools/bench-tool-NNNNNN for a random tool of BENCH_N
 --   download  GET /api/v1/tools/bench-tool-NNNNNN/1.0.0/download, a random tool of BENCH_N
 --   search    GET /api/v1/search?q=WORD for a random word of the file BENCH_WORDS
