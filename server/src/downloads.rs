@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use diesel::prelude::*;
 
-use crate::db::Db;
+use crate::db::{Db, DbConnection};
 use crate::error::AppResult;
 use crate::models::{tool_summary, ToolRow, VersionRow};
 use crate::schema::{tools, versions};
@@ -55,11 +55,7 @@ impl DownloadCounter {
                 }
                 tool_summary::refresh_all(conn, per_tool.into_keys())?;
                 let ids: Vec<i64> = batch.keys().copied().collect();
-                Ok(versions::table
-                    .inner_join(tools::table)
-                    .filter(versions::id.eq_any(ids))
-                    .select((tools::name, versions::version))
-                    .load::<(String, String)>(conn)?)
+                names_of(conn, &ids)
             })
             .await;
         if result.is_err() {
@@ -70,5 +66,43 @@ impl DownloadCounter {
             }
         }
         result
+    }
+}
+
+/// Most version ids in one `IN (...)` list. A flush can hold every version
+/// downloaded in a second, and a statement may bind at most 32,766
+/// parameters on SQLite (65,535 on PostgreSQL).
+const IDS_PER_QUERY: usize = 1000;
+
+/// The (tool name, version) of each version id that exists, looked up
+/// [`IDS_PER_QUERY`] ids at a time.
+fn names_of(conn: &mut DbConnection, ids: &[i64]) -> AppResult<Vec<(String, String)>> {
+    let mut names = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(IDS_PER_QUERY) {
+        names.extend(
+            versions::table
+                .inner_join(tools::table)
+                .filter(versions::id.eq_any(chunk))
+                .select((tools::name, versions::version))
+                .load::<(String, String)>(conn)?,
+        );
+    }
+    Ok(names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// More ids than one SQLite statement may bind are looked up in chunks.
+    #[test]
+    fn names_of_more_versions_than_a_statement_may_bind() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = Db::connect(&dir.path().join("t.db").to_string_lossy()).expect("db");
+        db.migrate().expect("migrations");
+        let mut conn = db.conn().expect("connection");
+        let ids: Vec<i64> = (1..=40_000).collect();
+        let names = names_of(&mut conn, &ids).expect("chunked lookup");
+        assert!(names.is_empty(), "no versions exist: {names:?}");
     }
 }
