@@ -51,6 +51,17 @@ pub trait SearchSource: Send + Sync {
     fn all_downloads(&self) -> Result<Vec<(String, u64)>, SearchError> {
         Ok(Vec::new())
     }
+    /// The documents of the tools named (canonical names), skipping those
+    /// that are gone or not searchable. The default asks
+    /// [`search_doc`](Self::search_doc) per tool; a database source should
+    /// answer in a few bulk queries.
+    fn search_docs(&self, names: &[String]) -> Result<Vec<SearchDoc>, SearchError> {
+        let mut docs = Vec::with_capacity(names.len());
+        for name in names {
+            docs.extend(self.search_doc(name)?);
+        }
+        Ok(docs)
+    }
     /// The documents of every searchable tool (for a full rebuild). The
     /// default asks [`search_doc`](Self::search_doc) per tool; a database
     /// source should answer in a few bulk queries.
@@ -79,6 +90,8 @@ pub struct TailerOptions {
     /// How often download counts are brought up to date (they change
     /// without a change-log entry).
     pub downloads_interval: Duration,
+    /// Tools re-indexed per commit by a download-count refresh.
+    pub downloads_batch: usize,
     /// How long the index may go without changes before its writer (and
     /// the memory it holds) is released ([`SearchIndex::release_writer`]).
     pub release_writer_after: Duration,
@@ -89,6 +102,7 @@ impl Default for TailerOptions {
         TailerOptions {
             poll_interval: Duration::from_millis(100),
             downloads_interval: Duration::from_secs(60),
+            downloads_batch: 2000,
             release_writer_after: Duration::from_secs(5),
             gap_timeout: Duration::from_secs(30),
             batch: 1000,
@@ -239,32 +253,47 @@ impl Tailer {
     }
 
     /// Re-indexes the tools whose download count differs from the indexed
-    /// one. Returns how many were updated.
+    /// one, [`TailerOptions::downloads_batch`] tools per commit: each
+    /// batch's documents are read, staged and committed before the next
+    /// batch is read, so what a refresh holds in memory is bounded by the
+    /// batch, not by how many tools were downloaded since the last refresh
+    /// (after a minute of downloads that can be every tool). Returns how
+    /// many were updated. A failed batch is rolled back; the batches before
+    /// it stay committed, and the next refresh picks up the rest.
     pub fn refresh_downloads(&mut self) -> Result<usize, SearchError> {
-        let current = self.source.all_downloads()?;
-        if current.is_empty() {
-            return Ok(0);
-        }
-        let indexed = self.index.downloads_by_name()?;
+        let changed: Vec<String> = {
+            let current = self.source.all_downloads()?;
+            if current.is_empty() {
+                return Ok(0);
+            }
+            let indexed = self.index.downloads_by_name()?;
+            current
+                .into_iter()
+                .filter(|(name, downloads)| indexed.get(name).is_some_and(|d| d != downloads))
+                .map(|(name, _)| name)
+                .collect()
+        };
         let mut updated = 0;
-        let result = (|| {
-            for (name, downloads) in current {
-                if indexed.get(&name).is_some_and(|d| *d != downloads) {
-                    if let Some(doc) = self.source.search_doc(&name)? {
-                        self.index.upsert(&doc)?;
-                        updated += 1;
-                    }
+        for batch in changed.chunks(self.opts.downloads_batch.max(1)) {
+            let result = (|| {
+                let docs = self.source.search_docs(batch)?;
+                for doc in &docs {
+                    self.index.upsert(doc)?;
+                }
+                if !docs.is_empty() {
+                    self.index.commit()?;
+                }
+                Ok(docs.len())
+            })();
+            match result {
+                Ok(n) => updated += n,
+                Err(e) => {
+                    let _ = self.index.rollback();
+                    return Err(e);
                 }
             }
-            if updated > 0 {
-                self.index.commit()?;
-            }
-            Ok(updated)
-        })();
-        if result.is_err() {
-            let _ = self.index.rollback();
         }
-        result
+        Ok(updated)
     }
 
     /// Runs the tailer on its own thread: rebuilds first if the index needs

@@ -17,6 +17,8 @@ struct FakeState {
     tools: HashMap<String, SearchDoc>,
     /// The next `search_doc` fails (a database hiccup).
     fail_next: bool,
+    /// `search_doc` fails after this many more calls succeeded.
+    fail_after: Option<u32>,
 }
 
 impl FakeSource {
@@ -71,6 +73,14 @@ impl SearchSource for FakeSource {
         if std::mem::take(&mut s.fail_next) {
             return Err(SearchError::Source("connection reset".into()));
         }
+        match s.fail_after {
+            Some(0) => {
+                s.fail_after = None;
+                return Err(SearchError::Source("connection reset".into()));
+            }
+            Some(n) => s.fail_after = Some(n - 1),
+            None => {}
+        }
         // Only what is committed is visible: a tool whose latest change is
         // still invisible reads as before it (here: as absent if it never was).
         let visible = s.log.iter().any(|(c, v)| *v && c.tool == tool_name);
@@ -82,10 +92,13 @@ impl SearchSource for FakeSource {
     }
     fn all_downloads(&self) -> Result<Vec<(String, u64)>> {
         let s = self.state.lock().unwrap();
-        Ok(s.tools
+        let mut all: Vec<(String, u64)> = s
+            .tools
             .iter()
             .map(|(n, d)| (n.clone(), d.downloads))
-            .collect())
+            .collect();
+        all.sort();
+        Ok(all)
     }
     fn all_tool_names(&self) -> Result<Vec<String>> {
         let mut names: Vec<String> = self.state.lock().unwrap().tools.keys().cloned().collect();
@@ -100,6 +113,7 @@ fn tailer(index: Arc<SearchIndex>, source: Arc<FakeSource>) -> Tailer {
         source,
         TailerOptions {
             batch: 2,
+            downloads_batch: 2,
             ..TailerOptions::default()
         },
     )
@@ -304,4 +318,44 @@ fn download_counts_are_refreshed_without_a_change() {
     assert_eq!(names(&r), ["beta-tool", "alpha-tool"]);
     assert_eq!(r.hits[0].downloads, 7);
     assert_eq!(index.applied_seq(), Some(2), "the position is kept");
+}
+
+#[test]
+fn download_counts_are_refreshed_in_batches_and_a_failed_batch_is_retried() {
+    let source = Arc::new(FakeSource::default());
+    let index = Arc::new(SearchIndex::in_memory().unwrap());
+    let mut t = tailer(index.clone(), source.clone());
+    for name in ["alpha-tool", "beta-tool", "gamma-tool"] {
+        source.publish(doc(name, "A tool."));
+    }
+    t.poll().unwrap();
+    {
+        let mut s = source.state.lock().unwrap();
+        for (name, n) in [("alpha-tool", 3), ("beta-tool", 7), ("gamma-tool", 5)] {
+            s.tools.get_mut(name).unwrap().downloads = n;
+        }
+        // Batches of two: the first (alpha, beta) is read, the second
+        // (gamma) fails.
+        s.fail_after = Some(2);
+    }
+    assert!(t.refresh_downloads().is_err());
+    let by_downloads = SearchParams {
+        sort: SearchSort::Downloads,
+        ..SearchParams::default()
+    };
+    let r = index.query(&by_downloads).unwrap();
+    let counts: Vec<(&str, u64)> = r
+        .hits
+        .iter()
+        .map(|h| (h.name.as_str(), h.downloads))
+        .collect();
+    assert_eq!(
+        counts,
+        [("beta-tool", 7), ("alpha-tool", 3), ("gamma-tool", 0)],
+        "the first batch is committed, the failed one is not"
+    );
+    assert_eq!(t.refresh_downloads().unwrap(), 1, "only gamma is left");
+    let r = index.query(&by_downloads).unwrap();
+    assert_eq!(names(&r), ["beta-tool", "gamma-tool", "alpha-tool"]);
+    assert_eq!(t.refresh_downloads().unwrap(), 0);
 }

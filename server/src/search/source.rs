@@ -204,14 +204,29 @@ pub fn all_docs_on(conn: &mut DbConnection) -> Result<Vec<SearchDoc>, SearchErro
         .select(ToolRow::as_select())
         .load(conn)
         .map_err(source_error)?;
-    let stored: HashMap<i64, Option<i64>> = tool_summaries::table
-        .select((tool_summaries::tool_id, tool_summaries::listed_version_id))
-        .load::<(i64, Option<i64>)>(conn)
-        .map_err(source_error)?
-        .into_iter()
-        .collect();
+    docs_of(conn, &tools)
+}
+
+/// Most ids or names in one `IN (...)` list (SQLite binds at most 32,766
+/// parameters per statement).
+const PER_QUERY: usize = 500;
+
+/// The documents of `tools` (those searchable), in their order, read in
+/// bulk queries of [`PER_QUERY`] rows.
+fn docs_of(conn: &mut DbConnection, tools: &[ToolRow]) -> Result<Vec<SearchDoc>, SearchError> {
+    let mut stored: HashMap<i64, Option<i64>> = HashMap::with_capacity(tools.len());
+    for chunk in tools.chunks(PER_QUERY) {
+        let ids: Vec<i64> = chunk.iter().map(|t| t.id).collect();
+        stored.extend(
+            tool_summaries::table
+                .filter(tool_summaries::tool_id.eq_any(ids))
+                .select((tool_summaries::tool_id, tool_summaries::listed_version_id))
+                .load::<(i64, Option<i64>)>(conn)
+                .map_err(source_error)?,
+        );
+    }
     let mut chosen_ids = Vec::with_capacity(tools.len());
-    for tool in &tools {
+    for tool in tools {
         match stored.get(&tool.id).copied().flatten() {
             Some(id) => chosen_ids.push(id),
             // Not stored yet (before the start-up fill): chosen the same way.
@@ -219,7 +234,7 @@ pub fn all_docs_on(conn: &mut DbConnection) -> Result<Vec<SearchDoc>, SearchErro
         }
     }
     let mut chosen: HashMap<i64, Chosen> = HashMap::with_capacity(chosen_ids.len());
-    for chunk in chosen_ids.chunks(500) {
+    for chunk in chosen_ids.chunks(PER_QUERY) {
         let rows: Vec<(i64, Chosen)> = versions::table
             .inner_join(version_contents::table)
             .filter(versions::id.eq_any(chunk))
@@ -284,6 +299,21 @@ impl SearchSource for StoreSource {
     fn search_doc(&self, tool_name: &str) -> Result<Option<SearchDoc>, SearchError> {
         let mut conn = self.conn()?;
         search_doc_on(&mut conn, tool_name)
+    }
+
+    fn search_docs(&self, names: &[String]) -> Result<Vec<SearchDoc>, SearchError> {
+        let mut conn = self.conn()?;
+        let mut tools: Vec<ToolRow> = Vec::with_capacity(names.len());
+        for chunk in names.chunks(PER_QUERY) {
+            tools.extend(
+                tools::table
+                    .filter(tools::name.eq_any(chunk))
+                    .select(ToolRow::as_select())
+                    .load(&mut *conn)
+                    .map_err(source_error)?,
+            );
+        }
+        docs_of(&mut conn, &tools)
     }
 
     fn all_docs(&self) -> Result<Vec<SearchDoc>, SearchError> {
