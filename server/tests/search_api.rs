@@ -347,8 +347,10 @@ async fn fresh_after_publish_yank_and_block(app: TestApp) {
     })
     .await;
 
-    // The bulk read used by `reindex` agrees with the per-tool read the
-    // tailer uses: yanked-out tools absent, blocked ones present as blocked.
+    // The bulk reads used by `reindex` (every tool) and by the download-count
+    // refresh (the tools named) agree with the per-tool read the tailer
+    // uses: yanked-out tools absent, blocked ones present as blocked, names
+    // of no tool skipped.
     app.publish_ok(
         &token,
         tool("gone-tool", "1.0.0", "Yanked at once.", &[], "MIT"),
@@ -363,18 +365,23 @@ async fn fresh_after_publish_yank_and_block(app: TestApp) {
         .expect("yank");
     assert_eq!(res.status(), 200);
     let source = StoreSource::new(app.state.db.clone());
-    let (bulk, each) = actix_web::web::block(move || {
+    let (bulk, each, mut named) = actix_web::web::block(move || {
         use toolreg_search::SearchSource;
         let bulk = source.all_docs().expect("all_docs");
         let mut each = vec![];
-        for name in source.all_tool_names().expect("names") {
-            each.extend(source.search_doc(&name).expect("search_doc"));
+        let mut names = source.all_tool_names().expect("names");
+        for name in &names {
+            each.extend(source.search_doc(name).expect("search_doc"));
         }
-        (bulk, each)
+        names.push("no-such-tool".into());
+        let named = source.search_docs(&names).expect("search_docs");
+        (bulk, each, named)
     })
     .await
     .expect("read");
     assert_eq!(bulk, each);
+    named.sort_by(|a, b| a.name.cmp(&b.name));
+    assert_eq!(named, each);
     assert_eq!(
         bulk.iter().map(|d| d.name.as_str()).collect::<Vec<_>>(),
         ["zebra-finder"]
