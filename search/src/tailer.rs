@@ -63,16 +63,10 @@ pub trait SearchSource: Send + Sync {
         Ok(docs)
     }
     /// The documents of every searchable tool (for a full rebuild). The
-    /// default asks [`search_doc`](Self::search_doc) per tool; a database
-    /// source should answer in a few bulk queries.
+    /// default reads [`search_docs`](Self::search_docs) of every name; a
+    /// database source should answer in a few bulk queries.
     fn all_docs(&self) -> Result<Vec<SearchDoc>, SearchError> {
-        let mut docs = Vec::new();
-        for name in self.all_tool_names()? {
-            if let Some(doc) = self.search_doc(&name)? {
-                docs.push(doc);
-            }
-        }
-        Ok(docs)
+        self.search_docs(&self.all_tool_names()?)
     }
 }
 

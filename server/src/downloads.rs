@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use diesel::prelude::*;
 
-use crate::db::{Db, DbConnection};
+use crate::db::{Db, DbConnection, MAX_IN_LIST};
 use crate::error::AppResult;
 use crate::models::{tool_summary, ToolRow, VersionRow};
 use crate::schema::{tools, versions};
@@ -69,16 +69,12 @@ impl DownloadCounter {
     }
 }
 
-/// Most version ids in one `IN (...)` list. A flush can hold every version
-/// downloaded in a second, and a statement may bind at most 32,766
-/// parameters on SQLite (65,535 on PostgreSQL).
-const IDS_PER_QUERY: usize = 1000;
-
 /// The (tool name, version) of each version id that exists, looked up
-/// [`IDS_PER_QUERY`] ids at a time.
+/// [`MAX_IN_LIST`] ids at a time (a flush can hold every version downloaded
+/// in a second).
 fn names_of(conn: &mut DbConnection, ids: &[i64]) -> AppResult<Vec<(String, String)>> {
     let mut names = Vec::with_capacity(ids.len());
-    for chunk in ids.chunks(IDS_PER_QUERY) {
+    for chunk in ids.chunks(MAX_IN_LIST) {
         names.extend(
             versions::table
                 .inner_join(tools::table)

@@ -221,6 +221,11 @@ fn configure_sqlite() {
     });
 }
 
+/// Most values in one `IN (...)` list: queries over a set of ids or names
+/// that can be large go this many at a time, because a statement may bind
+/// at most 32,766 parameters on SQLite (65,535 on PostgreSQL).
+pub const MAX_IN_LIST: usize = 500;
+
 /// The default of `--sqlite-cache-kib`: SQLite's page cache per connection.
 pub const DEFAULT_SQLITE_CACHE_KIB: u32 = 512;
 

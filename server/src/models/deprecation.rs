@@ -30,7 +30,7 @@ use serde_json::{json, Value};
 use toolreg_api::{DeprecationChange, EncodableDeprecation};
 use toolreg_core::lint;
 
-use crate::db::DbConnection;
+use crate::db::{DbConnection, MAX_IN_LIST};
 use crate::error::{bad_request, AppError, AppResult};
 use crate::models::change::ChangeLogKind;
 use crate::models::state_change::{self, AfterCommit, StateChange};
@@ -222,8 +222,7 @@ pub fn set(
         return Ok((answer, AfterCommit::nothing()));
     }
     let ids: Vec<i64> = changed.iter().map(|(id, _)| *id).collect();
-    // Chunked: SQLite limits the number of bound parameters.
-    for chunk in ids.chunks(500) {
+    for chunk in ids.chunks(MAX_IN_LIST) {
         diesel::update(versions::table.filter(versions::id.eq_any(chunk)))
             .set(versions::deprecation.eq(stored.as_deref()))
             .execute(conn)?;

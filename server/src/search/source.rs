@@ -13,7 +13,7 @@ use diesel::dsl::max;
 use diesel::prelude::*;
 use toolreg_core::{ExecutionKind, Format, Tier};
 
-use crate::db::{Db, DbConnection};
+use crate::db::{Db, DbConnection, MAX_IN_LIST};
 use crate::models::stored::Stored;
 use crate::models::tool_summary;
 use crate::models::version::{HasState, ManifestSummary, VersionState};
@@ -207,15 +207,11 @@ pub fn all_docs_on(conn: &mut DbConnection) -> Result<Vec<SearchDoc>, SearchErro
     docs_of(conn, &tools)
 }
 
-/// Most ids or names in one `IN (...)` list (SQLite binds at most 32,766
-/// parameters per statement).
-const PER_QUERY: usize = 500;
-
 /// The documents of `tools` (those searchable), in their order, read in
-/// bulk queries of [`PER_QUERY`] rows.
+/// bulk queries of [`MAX_IN_LIST`] rows.
 fn docs_of(conn: &mut DbConnection, tools: &[ToolRow]) -> Result<Vec<SearchDoc>, SearchError> {
     let mut stored: HashMap<i64, Option<i64>> = HashMap::with_capacity(tools.len());
-    for chunk in tools.chunks(PER_QUERY) {
+    for chunk in tools.chunks(MAX_IN_LIST) {
         let ids: Vec<i64> = chunk.iter().map(|t| t.id).collect();
         stored.extend(
             tool_summaries::table
@@ -234,7 +230,7 @@ fn docs_of(conn: &mut DbConnection, tools: &[ToolRow]) -> Result<Vec<SearchDoc>,
         }
     }
     let mut chosen: HashMap<i64, Chosen> = HashMap::with_capacity(chosen_ids.len());
-    for chunk in chosen_ids.chunks(PER_QUERY) {
+    for chunk in chosen_ids.chunks(MAX_IN_LIST) {
         let rows: Vec<(i64, Chosen)> = versions::table
             .inner_join(version_contents::table)
             .filter(versions::id.eq_any(chunk))
@@ -271,8 +267,7 @@ impl SearchSource for StoreSource {
         }
         let mut conn = self.conn()?;
         let mut out = Vec::new();
-        // Chunked: SQLite limits the number of bound parameters.
-        for chunk in seqs.chunks(500) {
+        for chunk in seqs.chunks(MAX_IN_LIST) {
             let rows: Vec<(i64, String)> = changes::table
                 .filter(changes::seq.eq_any(chunk))
                 .order(changes::seq.asc())
@@ -304,7 +299,7 @@ impl SearchSource for StoreSource {
     fn search_docs(&self, names: &[String]) -> Result<Vec<SearchDoc>, SearchError> {
         let mut conn = self.conn()?;
         let mut tools: Vec<ToolRow> = Vec::with_capacity(names.len());
-        for chunk in names.chunks(PER_QUERY) {
+        for chunk in names.chunks(MAX_IN_LIST) {
             tools.extend(
                 tools::table
                     .filter(tools::name.eq_any(chunk))
