@@ -26,6 +26,8 @@ const PING_PATH: &str = "healthz";
 #[derive(Clone)]
 pub struct BlobStore {
     store: Arc<dyn ObjectStore>,
+    /// The same store when it is local files, for [`BlobStore::read_small_bundle`].
+    local: Option<Arc<LocalFileSystem>>,
     /// The same store as a URL signer (S3 only), for presigned downloads.
     signer: Option<Arc<dyn Signer>>,
     description: String,
@@ -86,6 +88,7 @@ impl BlobStore {
             };
             Ok(BlobStore {
                 store,
+                local: None,
                 signer: Some(signer),
                 description: url.to_string(),
             })
@@ -95,8 +98,10 @@ impl BlobStore {
                 .map_err(|e| internal(format!("cannot create storage directory {dir}: {e}")))?;
             let fs = LocalFileSystem::new_with_prefix(dir)
                 .map_err(|e| internal(format!("cannot open storage directory {dir}: {e}")))?;
+            let fs = Arc::new(fs);
             Ok(BlobStore {
-                store: Arc::new(fs),
+                store: fs.clone(),
+                local: Some(fs),
                 signer: None,
                 description: url.to_string(),
             })
@@ -157,6 +162,29 @@ impl BlobStore {
             Ok(result) => Ok(Some(result.bytes().await?)),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(AppError::Storage(e)),
+        }
+    }
+
+    /// A small bundle's bytes (the caller knows from the version row that
+    /// it is at most `read_cache::MAX_CACHED_BUNDLE`), or `None` if the blob
+    /// is missing. From local files the file is read right here on the
+    /// calling thread, as a SQLite lookup is ([`crate::db::Db::lookup`]):
+    /// reading a few KiB that the operating system has cached takes a few
+    /// microseconds, less than the two trips through the blocking pool that
+    /// [`BlobStore::read_bundle`] makes (one to open the file, one to read
+    /// it). S3 reads are network requests and go through `read_bundle`.
+    pub async fn read_small_bundle(&self, sha256: &str) -> AppResult<Option<Bytes>> {
+        let Some(fs) = &self.local else {
+            return self.read_bundle(sha256).await;
+        };
+        let path = fs.path_to_filesystem(&bundle_path(sha256))?;
+        match std::fs::read(&path) {
+            Ok(bytes) => Ok(Some(Bytes::from(bytes))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(internal(format!(
+                "cannot read bundle blob {}: {e}",
+                path.display()
+            ))),
         }
     }
 

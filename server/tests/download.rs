@@ -385,6 +385,46 @@ async fn impossible_export_is_422(app: TestApp) {
     );
 }
 
+/// The bundle's blob as storage holds it matters on a download from
+/// storage, on both stores: a missing blob is a 500 (nothing to serve), a
+/// blob whose bytes don't hash to the version's digest is served as stored
+/// but not kept in the read cache, so the next download reads storage
+/// again and serves the repaired blob.
+async fn damaged_blobs_are_not_cached(app: TestApp) {
+    let token = app.user("alice", Tier::Untrusted).await;
+    let bundle = BundleBuilder::http("create-issue", "1.0.0").pack();
+    let body = app.publish_ok(&token, bundle.clone()).await;
+    let digest = body["sha256"].as_str().unwrap().to_string();
+    let url = "/api/v1/tools/create-issue/1.0.0/download";
+    let blobs = &app.state.blobs;
+    let path = toolreg_server::blobs::bundle_path(&digest);
+
+    blobs.delete(&path).await.unwrap();
+    problem(app.get(url).await, 500, "internal").await;
+
+    let damaged = b"not the published bundle".to_vec();
+    blobs
+        .put_bundle(&digest, damaged.clone().into())
+        .await
+        .unwrap();
+    let res = app.get(url).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.bytes().await.unwrap().to_vec(), damaged);
+
+    blobs
+        .put_bundle(&digest, bundle.clone().into())
+        .await
+        .unwrap();
+    let res = app.get(url).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.bytes().await.unwrap().to_vec(), bundle);
+    // Now cached: served even while the blob is gone.
+    blobs.delete(&path).await.unwrap();
+    let res = app.get(url).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.bytes().await.unwrap().to_vec(), bundle);
+}
+
 both_backends!(async TestApp::start =>
     download_serves_the_bytes_with_digest_headers,
     if_none_match_gives_304,
@@ -392,6 +432,7 @@ both_backends!(async TestApp::start =>
     yanked_versions_still_download,
     blocked_versions_answer_403,
     missing_things_are_404,
+    damaged_blobs_are_not_cached,
     definition_exports,
     definition_exports_for_agent_apis,
     impossible_export_is_422,

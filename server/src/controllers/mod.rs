@@ -90,7 +90,11 @@ pub async fn serve_bundle(
         let bytes = match state.cache.bundle(sha256) {
             Some(bytes) => bytes,
             None => {
-                let bytes = state.blobs.read_bundle(sha256).await?.ok_or_else(missing)?;
+                let bytes = state
+                    .blobs
+                    .read_small_bundle(sha256)
+                    .await?
+                    .ok_or_else(missing)?;
                 if hex::encode(Sha256::digest(&bytes)) == sha256 {
                     state.cache.put_bundle(sha256, bytes.clone());
                 } else {
