@@ -167,18 +167,28 @@ impl BlobStore {
 
     /// A small bundle's bytes (the caller knows from the version row that
     /// it is at most `read_cache::MAX_CACHED_BUNDLE`), or `None` if the blob
-    /// is missing. From local files the file is read right here on the
-    /// calling thread, as a SQLite lookup is ([`crate::db::Db::lookup`]):
-    /// reading a few KiB that the operating system has cached takes a few
+    /// is missing. From local files, a bundle that the operating system has
+    /// in its page cache is read right here on the calling thread, as a
+    /// SQLite lookup is ([`crate::db::Db::lookup`]): that takes a few
     /// microseconds, less than the two trips through the blocking pool that
     /// [`BlobStore::read_bundle`] makes (one to open the file, one to read
-    /// it). S3 reads are network requests and go through `read_bundle`.
+    /// it). A bundle that would have to come from the disk is read on the
+    /// blocking pool in one trip, so a cold disk never stalls an HTTP
+    /// worker. S3 reads are network requests and go through `read_bundle`.
     pub async fn read_small_bundle(&self, sha256: &str) -> AppResult<Option<Bytes>> {
         let Some(fs) = &self.local else {
             return self.read_bundle(sha256).await;
         };
         let path = fs.path_to_filesystem(&bundle_path(sha256))?;
-        match std::fs::read(&path) {
+        let read = match read_if_cached(&path) {
+            Ok(Some(bytes)) => Ok(bytes),
+            Ok(None) => {
+                let from_disk = path.clone();
+                actix_web::web::block(move || std::fs::read(from_disk)).await?
+            }
+            Err(e) => Err(e),
+        };
+        match read {
             Ok(bytes) => Ok(Some(Bytes::from(bytes))),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(internal(format!(
@@ -235,4 +245,43 @@ pub fn digest_of(path: &Path) -> Option<&str> {
     let s = path.as_ref();
     let hex = s.strip_prefix(BUNDLE_PREFIX)?.strip_prefix('/')?;
     toolreg_core::digest::is_sha256_hex(hex).then_some(hex)
+}
+
+/// The whole file at `path` if every byte of it is in the page cache, read
+/// with `preadv2(RWF_NOWAIT)`, which fails with `EAGAIN` instead of waiting
+/// for the disk; `Ok(None)` when some of it is not (or the kernel cannot
+/// tell), so the caller reads it where waiting is allowed.
+#[cfg(target_os = "linux")]
+fn read_if_cached(path: &std::path::Path) -> std::io::Result<Option<Vec<u8>>> {
+    use rustix::io::{preadv2, Errno, ReadWriteFlags};
+    let file = std::fs::File::open(path)?;
+    let len = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
+    if len > crate::read_cache::MAX_CACHED_BUNDLE {
+        return Ok(None);
+    }
+    // One byte more than the file's size: a file that grew since the
+    // `stat` shows as a read that filled the buffer.
+    let mut bytes = vec![0; len + 1];
+    let mut done = 0;
+    while done <= len {
+        let slice = &mut [std::io::IoSliceMut::new(&mut bytes[done..])];
+        match preadv2(&file, slice, done as u64, ReadWriteFlags::NOWAIT) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(Errno::AGAIN | Errno::NOSYS | Errno::OPNOTSUPP | Errno::INVAL) => return Ok(None),
+            Err(Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if done != len {
+        return Ok(None);
+    }
+    bytes.truncate(len);
+    Ok(Some(bytes))
+}
+
+/// Without `RWF_NOWAIT`, every read goes to the blocking pool.
+#[cfg(not(target_os = "linux"))]
+fn read_if_cached(_path: &std::path::Path) -> std::io::Result<Option<Vec<u8>>> {
+    Ok(None)
 }
