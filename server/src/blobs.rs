@@ -26,8 +26,9 @@ const PING_PATH: &str = "healthz";
 #[derive(Clone)]
 pub struct BlobStore {
     store: Arc<dyn ObjectStore>,
-    /// The same store when it is local files, for [`BlobStore::read_small_bundle`].
-    local: Option<Arc<LocalFileSystem>>,
+    /// The bundles' directory when the store is local files, for
+    /// [`BlobStore::read_small_bundle`].
+    local_bundles: Option<std::path::PathBuf>,
     /// The same store as a URL signer (S3 only), for presigned downloads.
     signer: Option<Arc<dyn Signer>>,
     description: String,
@@ -88,7 +89,7 @@ impl BlobStore {
             };
             Ok(BlobStore {
                 store,
-                local: None,
+                local_bundles: None,
                 signer: Some(signer),
                 description: url.to_string(),
             })
@@ -98,10 +99,12 @@ impl BlobStore {
                 .map_err(|e| internal(format!("cannot create storage directory {dir}: {e}")))?;
             let fs = LocalFileSystem::new_with_prefix(dir)
                 .map_err(|e| internal(format!("cannot open storage directory {dir}: {e}")))?;
-            let fs = Arc::new(fs);
+            let local_bundles = fs
+                .path_to_filesystem(&Path::from(BUNDLE_PREFIX))
+                .map_err(|e| internal(format!("cannot open storage directory {dir}: {e}")))?;
             Ok(BlobStore {
-                store: fs.clone(),
-                local: Some(fs),
+                store: Arc::new(fs),
+                local_bundles: Some(local_bundles),
                 signer: None,
                 description: url.to_string(),
             })
@@ -176,10 +179,11 @@ impl BlobStore {
     /// blocking pool in one trip, so a cold disk never stalls an HTTP
     /// worker. S3 reads are network requests and go through `read_bundle`.
     pub async fn read_small_bundle(&self, sha256: &str) -> AppResult<Option<Bytes>> {
-        let Some(fs) = &self.local else {
-            return self.read_bundle(sha256).await;
+        let dir = match &self.local_bundles {
+            Some(dir) if toolreg_core::digest::is_sha256_hex(sha256) => dir,
+            _ => return self.read_bundle(sha256).await,
         };
-        let path = fs.path_to_filesystem(&bundle_path(sha256))?;
+        let path = dir.join(sha256);
         let read = match read_if_cached(&path) {
             Ok(Some(bytes)) => Ok(bytes),
             Ok(None) => {

@@ -64,6 +64,19 @@ pub struct DownloadTarget {
     pub state: crate::models::VersionState,
 }
 
+impl From<crate::models::version::VersionTarget> for DownloadTarget {
+    fn from(v: crate::models::version::VersionTarget) -> DownloadTarget {
+        DownloadTarget {
+            tool_id: v.tool_id,
+            version_id: v.id,
+            state: v.state(),
+            version: v.version,
+            sha256: v.sha256,
+            size: v.size,
+        }
+    }
+}
+
 impl DownloadTarget {
     /// The target of a version row.
     pub fn of(v: &crate::models::VersionRow) -> DownloadTarget {

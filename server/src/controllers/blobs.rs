@@ -29,7 +29,7 @@ pub async fn blob(
     let lookup = hex.clone();
     let v = state
         .db
-        .lookup(move |conn| VersionRow::by_digest(conn, &lookup))
+        .lookup_one(move |conn| VersionRow::by_digest(conn, &lookup))
         .await?
         .ok_or_else(|| not_found(format!("no published version has the digest sha256:{hex}")))?;
     serve_bundle(&state, &req, &DownloadTarget::of(&v)).await

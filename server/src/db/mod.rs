@@ -380,6 +380,25 @@ impl Db {
         self.read(f).await
     }
 
+    /// [`Db::lookup`] for a lookup of one statement, without the read
+    /// transaction around it: a statement runs atomically on its own, and
+    /// on SQLite the transaction's `BEGIN` and `COMMIT` (each parsed and
+    /// run anew) cost more than an indexed lookup. A lookup that needs more
+    /// than its one statement on some path (a 404 that says what is
+    /// missing) may open a transaction there itself.
+    pub async fn lookup_one<T, F>(&self, f: F) -> AppResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut DbConnection) -> AppResult<T> + Send + 'static,
+    {
+        if self.backend == Backend::Sqlite {
+            if let Some(mut conn) = self.pool.try_get() {
+                return f(&mut conn);
+            }
+        }
+        self.read(f).await
+    }
+
     /// Run `f` in one write transaction on the blocking thread pool.
     pub async fn write<T, F>(&self, f: F) -> AppResult<T>
     where

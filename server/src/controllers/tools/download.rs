@@ -3,10 +3,12 @@
 use std::sync::Arc;
 
 use actix_web::{get, web, HttpRequest, HttpResponse};
+use diesel::Connection;
 
 use crate::app::AppState;
 use crate::controllers::serve_bundle;
-use crate::error::{AppResult, ProblemBody};
+use crate::error::{AppError, AppResult, ProblemBody};
+use crate::models::version::VersionTarget;
 use crate::models::{ToolRow, VersionRow};
 use crate::read_cache::DownloadTarget;
 
@@ -34,10 +36,18 @@ pub async fn download(
             let lookup = name.clone();
             let target = state
                 .db
-                .lookup(move |conn| {
-                    let tool = ToolRow::require(conn, &lookup)?;
-                    let v = VersionRow::require(conn, tool.id, &tool.name, &version)?;
-                    Ok(Arc::new(DownloadTarget::of(&v)))
+                .lookup_one(move |conn| {
+                    if let Some(v) = VersionTarget::find(conn, &lookup, &version)? {
+                        return Ok(Arc::new(DownloadTarget::from(v)));
+                    }
+                    // Not found: the 404 says whether the tool or the
+                    // version is missing (and serves a version published
+                    // since the first read).
+                    conn.transaction::<_, AppError, _>(|conn| {
+                        let tool = ToolRow::require(conn, &lookup)?;
+                        let v = VersionRow::require(conn, tool.id, &tool.name, &version)?;
+                        Ok(Arc::new(DownloadTarget::of(&v)))
+                    })
                 })
                 .await?;
             state.cache.put_download(&name, target.clone(), epoch);

@@ -6,11 +6,12 @@
 
 use actix_web::{get, web, HttpResponse};
 use bytes::Bytes;
+use diesel::Connection;
 
 use crate::app::AppState;
 use crate::controllers::{self, json_body, Page, PageQuery};
 use crate::encode::to_json;
-use crate::error::{AppResult, ProblemBody};
+use crate::error::{AppError, AppResult, ProblemBody};
 use crate::models::version::{self, VersionContent};
 use crate::models::{tool_summary, ToolRow, VersionRow};
 use crate::views::{EncodableTool, EncodableVersion, VersionPage, TOOL_VERSIONS_LISTED};
@@ -31,13 +32,13 @@ pub async fn show_tool(
     let lookup = name.clone();
     let body = state
         .db
-        .lookup(move |conn| match tool_summary::stored(conn, &lookup)? {
+        .lookup_one(move |conn| match tool_summary::stored(conn, &lookup)? {
             Some(body) => Ok(body),
             // A tool from before summaries were stored, not filled yet.
-            None => {
+            None => conn.transaction::<_, AppError, _>(|conn| {
                 let tool = ToolRow::require(conn, &lookup)?;
                 tool_summary::encode(conn, &tool)
-            }
+            }),
         })
         .await?;
     let body = Bytes::from(body);

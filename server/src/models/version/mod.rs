@@ -29,7 +29,7 @@ pub use state::{HasState, VersionState};
 pub use summary::ManifestSummary;
 pub use view::{encode, MAX_README};
 
-state::has_state!(rows: VersionRow, VersionSummary);
+state::has_state!(rows: VersionRow, VersionSummary, VersionTarget);
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -126,6 +126,49 @@ pub struct VersionSummary {
     pub quarantine_reason: Option<String>,
     /// The owners' deprecation as JSON; read it through [`HasState::deprecation`].
     pub deprecation: Option<String>,
+}
+
+/// The columns a download needs (`crate::read_cache::DownloadTarget`):
+/// what to serve and whether the version's state lets it be served.
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = versions)]
+pub struct VersionTarget {
+    pub id: i64,
+    pub tool_id: i64,
+    pub version: String,
+    pub sha256: String,
+    pub size: i64,
+    pub yanked: bool,
+    pub blocked: bool,
+    pub blocked_reason: Option<String>,
+    pub quarantined: bool,
+    pub quarantine_reason: Option<String>,
+    pub deprecation: Option<String>,
+}
+
+impl VersionTarget {
+    /// Version `version` (ignoring build metadata) of the tool whose
+    /// normalized name matches `name`, in one statement: the tools' unique
+    /// name index, then the versions' `(tool_id, version_key)` index. `None`
+    /// for no such tool or version ([`VersionRow::require`] says which).
+    pub fn find(
+        conn: &mut DbConnection,
+        name: &str,
+        version: &str,
+    ) -> AppResult<Option<VersionTarget>> {
+        let key = match semver::Version::parse(version) {
+            Ok(v) => version_key(&v),
+            Err(_) => return Ok(None),
+        };
+        let normalized = crate::models::tool::normalize(name);
+        Ok(crate::on_backend!(conn, |c| versions::table
+            .inner_join(tools::table)
+            .filter(tools::normalized_name.eq(&normalized))
+            .filter(versions::version_key.eq(&key))
+            .select(VersionTarget::as_select())
+            .first(c)
+            .optional())?)
+    }
 }
 
 /// A row to insert on publish.
