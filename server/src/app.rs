@@ -106,9 +106,16 @@ impl utoipa::Modify for BearerAuth {
 }
 
 /// Register every route. Routes are matched in this order, so fixed path
-/// segments (`/owners`) come before `{version}`. Add new route modules here.
+/// segments (`/owners`) come before `{version}`. The two hottest reads come
+/// first: the router tries each route's pattern in turn (a regular
+/// expression for a pattern with `{...}` segments), and no other route's
+/// pattern matches theirs (`/api/v1/tools/{name}` is one segment;
+/// `/api/v1/tools/{name}/{version}/download` ends in `download`, which no
+/// other route's does). Add new route modules here.
 pub fn configure(cfg: &mut ServiceConfig) {
-    cfg.service(controllers::health::healthz)
+    cfg.service(controllers::tools::metadata::show_tool)
+        .service(controllers::tools::download::download)
+        .service(controllers::health::healthz)
         .service(controllers::metrics::metrics)
         .service(controllers::health::openapi_json)
         .service(controllers::me::me)
@@ -128,10 +135,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(controllers::trusted_publishers::remove)
         .service(controllers::oidc::exchange)
         .service(controllers::tools::diff::diff)
-        .service(controllers::tools::metadata::show_tool)
         .service(controllers::tools::metadata::list_versions)
         .service(controllers::tools::metadata::show_version)
-        .service(controllers::tools::download::download)
         .service(controllers::skills::archive)
         .service(controllers::skills::discovery_index)
         .service(controllers::skills::skill_md)
