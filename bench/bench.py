@@ -8,7 +8,8 @@ or on moto with --s3 moto) and each size N, on loopback only:
   2. publish N synthetic ~4 KB tools over the HTTP API with 8 concurrent
      clients (bench/publish.py) -> publish/s;
   3. wait until search sees all N tools;
-  4. wrk: metadata GET and bundle download of random tools among the N
+  4. read the server's data directory through once (page cache), then
+     wrk: metadata GET and bundle download of random tools among the N
      (the working set cycles through all of them), search latency
      (1 connection: p50/p99) and search throughput (16 connections);
   5. RSS after the load, after the reads, peak RSS, and the start-up time
@@ -17,7 +18,8 @@ or on moto with --s3 moto) and each size N, on loopback only:
 nginx serving the same bytes from disk, measured with the same wrk settings
 in the same run, is the physical limit: the N tool summaries the server
 sent and the N bundles that were published, one file each at the server's
-paths, asked for at random like the server's. Prints a Markdown table and
+paths, asked for at random like the server's (its files read through
+once before its run too). Prints a Markdown table and
 writes it to --out.
 """
 
@@ -300,6 +302,7 @@ def run_config(args, backend, n, workdir, words):
         row["index_catch_up_s"] = wait_for_search(server.url, n, timeout=max(120, n / 50))
         row["rss_loaded_mib"] = server.rss_mib()
         d = args.duration
+        read_through(data)
         meta = wrk(server.url, "metadata", d, args.connections, n=n)
         dl = wrk(server.url, "download", d, args.connections, n=n)
         search_lat = wrk(server.url, "search", d, 1, threads=1, words=words)
@@ -398,6 +401,24 @@ http {{
         self.proc.wait()
 
 
+def read_through(root):
+    """Read every file under `root` once, so that the page cache holds what
+    the next wrk runs read. A machine may page out file pages nobody used
+    for a while (one bench machine runs a DAMON reclaim scheme that pages
+    out what went unused for a minute): then the bundles published early in
+    a 100,000-tool load come from the disk during the server's reads, while
+    nginx's copies were just written. Reading both through first compares
+    the servers, not the disk."""
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            try:
+                with open(os.path.join(dirpath, name), "rb") as f:
+                    while f.read(1 << 20):
+                        pass
+            except OSError:
+                pass
+
+
 def nginx_limit(args, root, first_path, first_body, scenario, n):
     """nginx serving the files under `root`/html, asked for at random among
     the N tools by the same wrk script and settings as the server: the rate
@@ -410,6 +431,7 @@ def nginx_limit(args, root, first_path, first_body, scenario, n):
     nginx = Nginx(root)
     try:
         nginx.wait_serving(first_path, first_body)
+        read_through(root)
         return wrk(nginx.url, scenario, args.duration, args.connections, n=n)
     finally:
         nginx.stop()
