@@ -360,24 +360,19 @@ impl Db {
 
     /// Run a small read — a few indexed lookups, as the hot read routes
     /// do — where it is cheapest. On SQLite with an idle pooled connection
-    /// it runs right here on the calling thread: the database is in-process
-    /// and such a read takes microseconds, less than handing it to the
-    /// blocking pool and back. Otherwise (no idle connection, or PostgreSQL,
-    /// where every query is a network round trip) it is [`Db::read`]. Never
-    /// waits for a connection on the calling thread.
+    /// it runs right here on the calling thread, in one read transaction
+    /// (SQLite takes its locks once for the lookup's queries instead of
+    /// once per query): the database is in-process and such a read takes
+    /// microseconds, less than handing it to the blocking pool and back.
+    /// Otherwise (no idle connection, or PostgreSQL, where every query is a
+    /// network round trip) it is [`Db::read`]. Never waits for a connection
+    /// on the calling thread.
     pub async fn lookup<T, F>(&self, f: F) -> AppResult<T>
     where
         T: Send + 'static,
         F: FnOnce(&mut DbConnection) -> AppResult<T> + Send + 'static,
     {
-        if self.backend == Backend::Sqlite {
-            if let Some(mut conn) = self.pool.try_get() {
-                // One read transaction: SQLite takes its locks once for the
-                // lookup's queries instead of once per query.
-                return conn.transaction::<T, AppError, _>(|conn| f(conn));
-            }
-        }
-        self.read(f).await
+        self.lookup_in(true, f).await
     }
 
     /// [`Db::lookup`] for a lookup of one statement, without the read
@@ -391,9 +386,21 @@ impl Db {
         T: Send + 'static,
         F: FnOnce(&mut DbConnection) -> AppResult<T> + Send + 'static,
     {
+        self.lookup_in(false, f).await
+    }
+
+    async fn lookup_in<T, F>(&self, transaction: bool, f: F) -> AppResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut DbConnection) -> AppResult<T> + Send + 'static,
+    {
         if self.backend == Backend::Sqlite {
             if let Some(mut conn) = self.pool.try_get() {
-                return f(&mut conn);
+                return if transaction {
+                    conn.transaction::<T, AppError, _>(|conn| f(conn))
+                } else {
+                    f(&mut conn)
+                };
             }
         }
         self.read(f).await
