@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 
 use crate::Services;
 
+/// What `toolreg-server serve` logs once it has bound its port.
+const LISTENING: &str = "toolreg-server listening";
+
 /// A free loopback port (bound, read and released; [`Registry::serve`]
 /// retries when another process takes it in between).
 pub fn free_port() -> u16 {
@@ -165,6 +168,10 @@ impl Registry {
         let err = out.try_clone().expect("open the server log");
         let child = self
             .command()
+            // The start-up line ("toolreg-server listening", logged by
+            // `ops` once the port is bound) tells this process's answers
+            // from another server's on the same port.
+            .env("RUST_LOG", "warn,toolreg_server::ops=info")
             .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
             .args(args)
             .stdout(out)
@@ -206,10 +213,13 @@ impl ServerProcess {
             if let Ok(Some(status)) = self.child.try_wait() {
                 return Err(format!("exited with {status}; log:\n{}", self.log_text()));
             }
-            if client
-                .get(self.api("/healthz"))
-                .send()
-                .is_ok_and(|r| r.status().is_success())
+            // Until this process has bound the port, a `/healthz` answer
+            // there is another server's (the port was free when probed).
+            if self.log_text().contains(LISTENING)
+                && client
+                    .get(self.api("/healthz"))
+                    .send()
+                    .is_ok_and(|r| r.status().is_success())
             {
                 return Ok(());
             }
