@@ -324,8 +324,7 @@ fn tool_key(name: &str) -> String {
 /// The key of a version entry, or `None` for text that is no SemVer version
 /// (never cached: it can only be a 404).
 fn version_cache_key(name: &str, version: &str) -> Option<VersionKey> {
-    let v = semver::Version::parse(version).ok()?;
-    Some((tool_key(name), crate::models::version::version_key(&v)))
+    Some((tool_key(name), crate::models::version::lookup_key(version)?))
 }
 
 #[cfg(test)]

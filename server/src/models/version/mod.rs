@@ -24,7 +24,7 @@ mod summary;
 mod view;
 
 pub use fingerprints::fill_fingerprints;
-pub use order::{fill_order, order_key, precedence_key, version_key, WITHOUT_ORDER};
+pub use order::{fill_order, lookup_key, order_key, precedence_key, version_key, WITHOUT_ORDER};
 pub use state::{HasState, VersionState};
 pub use summary::ManifestSummary;
 pub use view::{encode, MAX_README};
@@ -156,9 +156,8 @@ impl VersionTarget {
         name: &str,
         version: &str,
     ) -> AppResult<Option<VersionTarget>> {
-        let key = match semver::Version::parse(version) {
-            Ok(v) => version_key(&v),
-            Err(_) => return Ok(None),
+        let Some(key) = lookup_key(version) else {
+            return Ok(None);
         };
         let normalized = crate::models::tool::normalize(name);
         Ok(crate::on_backend!(conn, |c| versions::table
@@ -243,9 +242,8 @@ impl VersionRow {
         tool_id: i64,
         version: &str,
     ) -> AppResult<Option<VersionRow>> {
-        let key = match semver::Version::parse(version) {
-            Ok(v) => version_key(&v),
-            Err(_) => return Ok(None),
+        let Some(key) = lookup_key(version) else {
+            return Ok(None);
         };
         Ok(crate::on_backend!(conn, |c| versions::table
             .filter(versions::tool_id.eq(tool_id))

@@ -17,6 +17,14 @@ pub fn version_key(v: &semver::Version) -> String {
     v.to_string()
 }
 
+/// The [`version_key`] a lookup of `version` as written in a request
+/// matches; `None` when it is no SemVer version (so no version matches).
+pub fn lookup_key(version: &str) -> Option<String> {
+    semver::Version::parse(version)
+        .ok()
+        .map(|v| version_key(&v))
+}
+
 /// A string whose byte order is the SemVer precedence of `v` (build
 /// metadata ignored, like [`version_key`]), stored as `versions.version_order`
 /// so the newest versions of a tool come from an index in order.
