@@ -26,7 +26,7 @@ use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
 
 use crate::params::SearchSort;
-use crate::table::SegmentTable;
+use crate::table::{DocCounts, SegmentTable};
 
 /// The per-segment result of a [`PageCollector`].
 pub(crate) struct SegmentPage {
@@ -68,6 +68,8 @@ const BELOW_VALUE: u128 = (1 << VALUE_SHIFT) - 1;
 pub(crate) struct PageSegmentCollector {
     segment_ord: SegmentOrdinal,
     table: Arc<SegmentTable>,
+    /// The segment's download counts, read once per query.
+    downloads: DocCounts,
     facets: bool,
     count: u64,
     /// See [`SegmentTable::count`].
@@ -102,6 +104,7 @@ impl Collector for PageCollector {
         };
         Ok(PageSegmentCollector {
             segment_ord,
+            downloads: table.downloads(),
             table,
             facets: self.facets,
             count: 0,
@@ -171,9 +174,8 @@ impl SegmentCollector for PageSegmentCollector {
         let high = match self.sort {
             SearchSort::Relevance => PRESENT | u128::from(score_bits(score)) << VALUE_SHIFT,
             SearchSort::Downloads => self
-                .table
                 .downloads
-                .first(doc)
+                .get(doc)
                 .map_or(0, |v| PRESENT | u128::from(v) << VALUE_SHIFT),
             SearchSort::Recent => self.table.updated_at.first(doc).map_or(0, |v| {
                 PRESENT | u128::from((v as u64) ^ (1 << 63)) << VALUE_SHIFT
@@ -209,9 +211,7 @@ impl SegmentCollector for PageSegmentCollector {
         match self.sort {
             SearchSort::Downloads => {
                 let mut values = [None; BLOCK];
-                self.table
-                    .downloads
-                    .first_vals(docs, &mut values[..docs.len()]);
+                self.downloads.get_block(docs, &mut values[..docs.len()]);
                 for (high, v) in highs.iter_mut().zip(values) {
                     *high = v.map_or(0, |v| PRESENT | u128::from(v) << VALUE_SHIFT);
                 }

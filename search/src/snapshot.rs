@@ -4,7 +4,9 @@
 //! * [`TableCache`] — the tables by segment id. A segment's table is built
 //!   once (under one lock, so two queries never build the same table) and
 //!   reused by every later generation that still has the segment; tables of
-//!   merged-away segments are dropped at commit.
+//!   merged-away segments are dropped at commit. It also holds the latest
+//!   download counts and lays them over every table (see
+//!   [`crate::table`]'s `downloads`).
 //! * [`Snapshot`] — one generation: its tables by segment ordinal, a global
 //!   numbering of each facet field's values across the segments (so that
 //!   per-segment counts are added up by index, not by hashing strings), and,
@@ -15,13 +17,14 @@
 //! over the facet values (not the documents) plus any new segment's table.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use tantivy::index::SegmentId;
 use tantivy::{Searcher, SegmentReader};
 use toolreg_api::{FacetCounts, SearchFacets};
 
-use crate::table::{RecordsBudget, SegmentTable};
+use crate::table::{LatestCounts, RecordsBudget, SegmentTable};
 use crate::SearchError;
 
 /// Most values reported per facet.
@@ -34,6 +37,11 @@ pub(crate) struct TableCache {
     building: Mutex<()>,
     /// The byte budget of the tables' hit records.
     records: Arc<RecordsBudget>,
+    /// The latest download counts, laid over each table as it is built.
+    latest: RwLock<Arc<LatestCounts>>,
+    /// Bumped each time new counts are laid over the tables (answers
+    /// remembered before show the old counts).
+    counts_epoch: AtomicU64,
 }
 
 impl TableCache {
@@ -53,11 +61,46 @@ impl TableCache {
             return Ok(t.clone());
         }
         let table = Arc::new(SegmentTable::build(segment)?);
+        let latest = self
+            .latest
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        table.lay_downloads(&latest)?;
         self.tables
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .insert(id, table.clone());
         Ok(table)
+    }
+
+    /// Lays `latest` over every table held (and every table built from now
+    /// on), unless the counts are the ones laid already. Returns how many
+    /// tools' counts changed.
+    pub(crate) fn set_downloads(&self, latest: LatestCounts) -> Result<usize, SearchError> {
+        // Under the build lock, so no table is built with the old counts
+        // after the loop below. The counts are kept only once every table
+        // has them: after a failure the next call lays them again.
+        let _building = self.building.lock().unwrap_or_else(|e| e.into_inner());
+        let changed = {
+            let current = self.latest.read().unwrap_or_else(|e| e.into_inner());
+            latest.changed_since(&current)
+        };
+        if changed == 0 {
+            return Ok(0);
+        }
+        let tables: Vec<Arc<SegmentTable>> = self.read().values().cloned().collect();
+        for table in tables {
+            table.lay_downloads(&latest)?;
+        }
+        *self.latest.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(latest);
+        self.counts_epoch.fetch_add(1, Ordering::SeqCst);
+        Ok(changed)
+    }
+
+    /// Changes each time new download counts are laid over the tables.
+    pub(crate) fn counts_epoch(&self) -> u64 {
+        self.counts_epoch.load(Ordering::SeqCst)
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<SegmentId, Arc<SegmentTable>>> {

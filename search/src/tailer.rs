@@ -45,9 +45,10 @@ pub trait SearchSource: Send + Sync {
     fn search_doc(&self, tool_name: &str) -> Result<Option<SearchDoc>, SearchError>;
     /// Every tool that should be searchable (for a full rebuild).
     fn all_tool_names(&self) -> Result<Vec<String>, SearchError>;
-    /// Every tool's download count, by name. Downloads are counted without
-    /// a change-log entry, so the tailer refreshes them from this now and
-    /// then. The default (no counts) disables the refresh.
+    /// Every downloaded tool's count, by name (tools left out count 0).
+    /// Downloads are counted without a change-log entry, so the tailer
+    /// refreshes them from this now and then. The default (no counts) leaves
+    /// the indexed counts.
     fn all_downloads(&self) -> Result<Vec<(String, u64)>, SearchError> {
         Ok(Vec::new())
     }
@@ -84,8 +85,6 @@ pub struct TailerOptions {
     /// How often download counts are brought up to date (they change
     /// without a change-log entry).
     pub downloads_interval: Duration,
-    /// Tools re-indexed per commit by a download-count refresh.
-    pub downloads_batch: usize,
     /// How long the index may go without changes before its writer (and
     /// the memory it holds) is released ([`SearchIndex::release_writer`]).
     pub release_writer_after: Duration,
@@ -96,7 +95,6 @@ impl Default for TailerOptions {
         TailerOptions {
             poll_interval: Duration::from_millis(100),
             downloads_interval: Duration::from_secs(60),
-            downloads_batch: 2000,
             release_writer_after: Duration::from_secs(5),
             gap_timeout: Duration::from_secs(30),
             batch: 1000,
@@ -246,48 +244,14 @@ impl Tailer {
         Ok(touched.len())
     }
 
-    /// Re-indexes the tools whose download count differs from the indexed
-    /// one, [`TailerOptions::downloads_batch`] tools per commit: each
-    /// batch's documents are read, staged and committed before the next
-    /// batch is read, so what a refresh holds in memory is bounded by the
-    /// batch, not by how many tools were downloaded since the last refresh
-    /// (after a minute of downloads that can be every tool). Returns how
-    /// many were updated. A failed batch is rolled back; the batches before
-    /// it stay committed, and the next refresh picks up the rest.
+    /// Brings the download counts searches sort by and show up to date:
+    /// every tool's count is read and laid over the index
+    /// ([`SearchIndex::set_downloads`]); no tool is re-indexed. Returns how
+    /// many tools' counts changed since the last refresh. A failure leaves
+    /// the counts of the last refresh in place.
     pub fn refresh_downloads(&mut self) -> Result<usize, SearchError> {
-        let changed: Vec<String> = {
-            let current = self.source.all_downloads()?;
-            if current.is_empty() {
-                return Ok(0);
-            }
-            let indexed = self.index.downloads_by_name()?;
-            current
-                .into_iter()
-                .filter(|(name, downloads)| indexed.get(name).is_some_and(|d| d != downloads))
-                .map(|(name, _)| name)
-                .collect()
-        };
-        let mut updated = 0;
-        for batch in changed.chunks(self.opts.downloads_batch.max(1)) {
-            let result = (|| {
-                let docs = self.source.search_docs(batch)?;
-                for doc in &docs {
-                    self.index.upsert(doc)?;
-                }
-                if !docs.is_empty() {
-                    self.index.commit()?;
-                }
-                Ok(docs.len())
-            })();
-            match result {
-                Ok(n) => updated += n,
-                Err(e) => {
-                    let _ = self.index.rollback();
-                    return Err(e);
-                }
-            }
-        }
-        Ok(updated)
+        let current = self.source.all_downloads()?;
+        self.index.set_downloads(current)
     }
 
     /// Runs the tailer on its own thread: rebuilds first if the index needs
@@ -324,9 +288,10 @@ impl Tailer {
                         }
                         if downloads_at.elapsed() >= self.opts.downloads_interval {
                             downloads_at = Instant::now();
+                            // The index itself is not written: the
+                            // writer's idle clock runs on.
                             match self.refresh_downloads() {
-                                Ok(0) => {}
-                                Ok(_) => changed_at = Instant::now(),
+                                Ok(_) => {}
                                 Err(e) => tracing::warn!(
                                     error = %e,
                                     "search download counts not refreshed"

@@ -1,7 +1,8 @@
 //! [`AnswerCache`]: whole answers of the current searcher generation, by
 //! their parameters, so that a repeated query (the front page, a popular
-//! word) costs a lookup. Every commit makes a new generation and the cache
-//! starts over; it is bounded by a count and by the bytes its answers hold.
+//! word) costs a lookup. Every commit makes a new generation, and every
+//! download-count refresh a new [`Stamp`]; the cache then starts over. It is
+//! bounded by a count and by the bytes its answers hold.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -19,6 +20,10 @@ pub(crate) const DEFAULT_CAPACITY: usize = 1024;
 /// hold hundreds of megabytes.
 pub const MAX_BYTES: usize = 8 * 1024 * 1024;
 
+/// What the kept answers were computed from: the searcher generation and
+/// the epoch of the download counts laid over it.
+pub(crate) type Stamp = (u64, u64);
+
 /// The answers of one searcher generation. When the next answer would
 /// exceed the count or the byte budget, the cache starts over.
 pub(crate) struct AnswerCache {
@@ -27,7 +32,7 @@ pub(crate) struct AnswerCache {
 
 #[derive(Default)]
 struct Inner {
-    generation: u64,
+    generation: Stamp,
     capacity: usize,
     /// Most [`heap_bytes`] the entries may take.
     max_bytes: usize,
@@ -45,7 +50,7 @@ impl Inner {
     }
 
     /// Starts over when `generation` is not the one the entries belong to.
-    fn enter(&mut self, generation: u64) {
+    fn enter(&mut self, generation: Stamp) {
         if self.generation != generation {
             self.generation = generation;
             self.clear();
@@ -86,7 +91,7 @@ impl AnswerCache {
     }
 
     /// The answer kept for `key` in `generation`, if any.
-    pub(crate) fn get(&self, generation: u64, key: &str) -> Option<SearchAnswer> {
+    pub(crate) fn get(&self, generation: Stamp, key: &str) -> Option<SearchAnswer> {
         let mut inner = self.lock();
         inner.enter(generation);
         let found = inner.entries.get(key).cloned();
@@ -99,7 +104,7 @@ impl AnswerCache {
     /// Keeps `results` as the answer to `key` in `generation`, unless a newer
     /// generation has started meanwhile, the cache is off, or the answer alone
     /// is over the byte budget.
-    pub(crate) fn insert(&self, generation: u64, key: String, results: &SearchAnswer) {
+    pub(crate) fn insert(&self, generation: Stamp, key: String, results: &SearchAnswer) {
         let mut inner = self.lock();
         let bytes = key.len() + heap_bytes(results);
         if inner.generation != generation || inner.capacity == 0 || bytes > inner.max_bytes {

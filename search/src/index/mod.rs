@@ -21,7 +21,6 @@ mod document;
 mod open;
 mod writer;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -38,6 +37,7 @@ use crate::query::{self, Match};
 use crate::results;
 use crate::schema::Fields;
 use crate::snapshot::{Snapshot, TableCache};
+use crate::table::LatestCounts;
 use crate::words::QueryWords;
 use crate::{SearchDoc, SearchError, SearchParams};
 use answers::AnswerCache;
@@ -102,31 +102,15 @@ impl SearchIndex {
         *self.seq.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The indexed download count of every tool, by name (from fast fields).
-    pub fn downloads_by_name(&self) -> Result<HashMap<String, u64>, SearchError> {
-        let searcher = self.reader.searcher();
-        let mut out = HashMap::new();
-        let mut name = String::new();
-        for segment in searcher.segment_readers() {
-            let fast = segment.fast_fields();
-            let (Some(names), downloads) = (fast.str("name")?, fast.u64("downloads")?) else {
-                continue;
-            };
-            let alive = segment.alive_bitset();
-            for doc in 0..segment.max_doc() {
-                if alive.is_some_and(|a| !a.is_alive(doc)) {
-                    continue;
-                }
-                let Some(ord) = names.term_ords(doc).next() else {
-                    continue;
-                };
-                name.clear();
-                if names.ord_to_str(ord, &mut name)? {
-                    out.insert(name.clone(), downloads.first(doc).unwrap_or(0));
-                }
-            }
-        }
-        Ok(out)
+    /// Lays the latest download counts (`(name, downloads)` of every tool)
+    /// over the indexed ones: searches sort by them and show them from now
+    /// on, without re-indexing a tool (see [`crate::table`]'s `downloads`).
+    /// Returns how many tools' counts changed since the last call.
+    pub fn set_downloads(
+        &self,
+        counts: impl IntoIterator<Item = (String, u64)>,
+    ) -> Result<usize, SearchError> {
+        self.tables.set_downloads(LatestCounts::new(counts))
     }
 
     /// How many tools are searchable.
@@ -142,10 +126,15 @@ impl SearchIndex {
             IndexRecordOption::Basic,
         );
         let top = searcher.search(&q, &TopDocs::with_limit(1).order_by_score())?;
-        match top.first() {
-            Some((_, addr)) => Ok(Some(self.load(&searcher, *addr)?)),
-            None => Ok(None),
-        }
+        let Some((_, addr)) = top.first() else {
+            return Ok(None);
+        };
+        let mut doc = self.load(&searcher, *addr)?;
+        let table = self
+            .tables
+            .table(searcher.segment_reader(addr.segment_ord))?;
+        doc.downloads = table.downloads().get(addr.doc_id).unwrap_or(doc.downloads);
+        Ok(Some(doc))
     }
 
     /// The snapshot of `searcher`'s generation (built on first use).
@@ -194,15 +183,20 @@ impl SearchIndex {
         addr: DocAddress,
     ) -> Result<SearchDoc, SearchError> {
         let segment = searcher.segment_reader(addr.segment_ord);
-        if let Some(table) = snapshot.tables.get(addr.segment_ord as usize) {
-            let budget = self.tables.records_budget();
-            if let Some(records) = table.records(segment, &self.fields, budget)? {
-                if let Some(doc) = records.doc(addr.doc_id)? {
-                    return Ok(doc);
-                }
-            }
-        }
-        self.load(searcher, addr)
+        let Some(table) = snapshot.tables.get(addr.segment_ord as usize) else {
+            return self.load(searcher, addr);
+        };
+        let budget = self.tables.records_budget();
+        let recorded = match table.records(segment, &self.fields, budget)? {
+            Some(records) => records.doc(addr.doc_id)?,
+            None => None,
+        };
+        let mut doc = match recorded {
+            Some(doc) => doc,
+            None => self.load(searcher, addr)?,
+        };
+        doc.downloads = table.downloads().get(addr.doc_id).unwrap_or(doc.downloads);
+        Ok(doc)
     }
 
     /// The registry name of the document at `addr`.
@@ -274,13 +268,19 @@ impl SearchIndex {
     pub fn query(&self, params: &SearchParams) -> Result<SearchAnswer, SearchError> {
         params.validate()?;
         let searcher = self.reader.searcher();
-        let generation = searcher.generation().generation_id();
+        // Answers are remembered per generation and per download counts
+        // laid over it (read before the query: the query sees these counts
+        // or newer ones).
+        let stamp = (
+            searcher.generation().generation_id(),
+            self.tables.counts_epoch(),
+        );
         let key = format!("{params:?}");
-        if let Some(hit) = self.answers.get(generation, &key) {
+        if let Some(hit) = self.answers.get(stamp, &key) {
             return Ok(hit);
         }
         let results = self.run_query(&searcher, params)?;
-        self.answers.insert(generation, key, &results);
+        self.answers.insert(stamp, key, &results);
         Ok(results)
     }
 

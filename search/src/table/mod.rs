@@ -10,6 +10,8 @@
 //! * **Sort columns**: the name ordinals, downloads, update times and the
 //!   deprecated flag (ranked below equal matches) as
 //!   tantivy fast-field columns, opened once instead of once per query.
+//!   The latest download counts are laid over the indexed ones
+//!   ([`downloads`]).
 //! * **Hit records** ([`records`], built on first use or by
 //!   [`crate::SearchIndex::warm`]): the fields a hit shows, one compact
 //!   binary record per document. They grow with the registry (~350 bytes
@@ -25,17 +27,19 @@
 //! [`crate::snapshot`]) and dropped when the segment is merged away.
 //! [`SegmentTable::heap_bytes`] says what one costs.
 
+mod downloads;
 mod facets;
 mod records;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use tantivy::columnar::Column;
+use tantivy::columnar::{Column, StrColumn};
 use tantivy::{DocId, SegmentReader};
 
 use crate::schema::Fields;
 use crate::SearchError;
+pub(crate) use downloads::{DocCounts, LatestCounts};
 pub(crate) use facets::{FacetColumn, FacetTable};
 pub(crate) use records::Records;
 
@@ -47,10 +51,17 @@ pub(crate) struct SegmentTable {
     /// reads its metadata, a cost per query and segment otherwise): the
     /// name's term ordinals, downloads, update time.
     pub(crate) names: Option<Column<u64>>,
-    pub(crate) downloads: Column<u64>,
+    downloads: Column<u64>,
     pub(crate) updated_at: Column<i64>,
     /// 1 for a deprecated tool (ranked below equal matches).
     pub(crate) deprecated: Column<u64>,
+    /// The names with their dictionary, to lay the latest download counts
+    /// over the indexed ones.
+    name_dict: Option<StrColumn>,
+    /// Per document, the download count laid over the indexed one (`None`
+    /// until latest counts are given: the indexed column stands).
+    latest_downloads: RwLock<Option<Arc<[u64]>>>,
+    max_doc: DocId,
     records: OnceLock<Kept>,
     /// The bytes the records needed when they last did not fit (0: never
     /// refused): no new try until the budget has that much room.
@@ -129,16 +140,43 @@ impl SegmentTable {
     /// Reads the facet ordinals of every document of `segment`.
     pub(crate) fn build(segment: &SegmentReader) -> Result<Self, SearchError> {
         let fast = segment.fast_fields();
+        let name_dict = fast.str("name")?;
         Ok(SegmentTable {
             facets: FacetTable::build(fast, segment.max_doc())?,
-            names: fast.str("name")?.map(|c| c.ords().clone()),
+            names: name_dict.as_ref().map(|c| c.ords().clone()),
             downloads: fast.u64("downloads")?,
             updated_at: fast.i64("updated_at")?,
             deprecated: fast.u64("deprecated")?,
+            name_dict,
+            latest_downloads: RwLock::new(None),
+            max_doc: segment.max_doc(),
             records: OnceLock::new(),
             refused: AtomicUsize::new(0),
             building: Mutex::new(()),
         })
+    }
+
+    /// Lays `latest` over the indexed download counts (replacing what an
+    /// earlier call laid).
+    pub(crate) fn lay_downloads(&self, latest: &LatestCounts) -> Result<(), SearchError> {
+        let laid = latest.lay_over(self.name_dict.as_ref(), &self.downloads, self.max_doc)?;
+        *self
+            .latest_downloads
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = laid;
+        Ok(())
+    }
+
+    /// The download counts a query sorts by and a hit shows.
+    pub(crate) fn downloads(&self) -> DocCounts {
+        DocCounts {
+            latest: self
+                .latest_downloads
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
+            indexed: self.downloads.clone(),
+        }
     }
 
     /// The facet column of field `f` (in [`facets::FACETS`] order).
@@ -210,8 +248,15 @@ impl SegmentTable {
         self.records.get().is_some()
     }
 
-    /// Heap memory held by the table (facet ordinals, values and records).
+    /// Heap memory held by the table (facet ordinals, values, laid-over
+    /// download counts and records).
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.facets.heap_bytes() + self.records.get().map_or(0, |k| k.records.heap_bytes())
+        let laid = self
+            .latest_downloads
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map_or(0, |l| std::mem::size_of_val(&**l));
+        self.facets.heap_bytes() + laid + self.records.get().map_or(0, |k| k.records.heap_bytes())
     }
 }

@@ -15,10 +15,8 @@ struct FakeState {
     /// (change, visible)
     log: Vec<(IndexChange, bool)>,
     tools: HashMap<String, SearchDoc>,
-    /// The next `search_doc` fails (a database hiccup).
+    /// The next `search_doc` or `all_downloads` fails (a database hiccup).
     fail_next: bool,
-    /// `search_doc` fails after this many more calls succeeded.
-    fail_after: Option<u32>,
 }
 
 impl FakeSource {
@@ -73,14 +71,6 @@ impl SearchSource for FakeSource {
         if std::mem::take(&mut s.fail_next) {
             return Err(SearchError::Source("connection reset".into()));
         }
-        match s.fail_after {
-            Some(0) => {
-                s.fail_after = None;
-                return Err(SearchError::Source("connection reset".into()));
-            }
-            Some(n) => s.fail_after = Some(n - 1),
-            None => {}
-        }
         // Only what is committed is visible: a tool whose latest change is
         // still invisible reads as before it (here: as absent if it never was).
         let visible = s.log.iter().any(|(c, v)| *v && c.tool == tool_name);
@@ -91,7 +81,10 @@ impl SearchSource for FakeSource {
         })
     }
     fn all_downloads(&self) -> Result<Vec<(String, u64)>> {
-        let s = self.state.lock().unwrap();
+        let mut s = self.state.lock().unwrap();
+        if std::mem::take(&mut s.fail_next) {
+            return Err(SearchError::Source("connection reset".into()));
+        }
         let mut all: Vec<(String, u64)> = s
             .tools
             .iter()
@@ -113,7 +106,6 @@ fn tailer(index: Arc<SearchIndex>, source: Arc<FakeSource>) -> Tailer {
         source,
         TailerOptions {
             batch: 2,
-            downloads_batch: 2,
             ..TailerOptions::default()
         },
     )
@@ -320,8 +312,34 @@ fn download_counts_are_refreshed_without_a_change() {
     assert_eq!(index.applied_seq(), Some(2), "the position is kept");
 }
 
+/// The (name, downloads) of the hits sorted by downloads.
+fn by_downloads(index: &SearchIndex) -> Vec<(String, u64)> {
+    let p = SearchParams {
+        sort: SearchSort::Downloads,
+        ..SearchParams::default()
+    };
+    index
+        .query(&p)
+        .unwrap()
+        .hits
+        .into_iter()
+        .map(|h| (h.name, h.downloads))
+        .collect()
+}
+
+fn set_downloads(source: &FakeSource, name: &str, n: u64) {
+    source
+        .state
+        .lock()
+        .unwrap()
+        .tools
+        .get_mut(name)
+        .unwrap()
+        .downloads = n;
+}
+
 #[test]
-fn download_counts_are_refreshed_in_batches_and_a_failed_batch_is_retried() {
+fn download_counts_are_laid_over_without_writing_the_index() {
     let source = Arc::new(FakeSource::default());
     let index = Arc::new(SearchIndex::in_memory().unwrap());
     let mut t = tailer(index.clone(), source.clone());
@@ -329,33 +347,66 @@ fn download_counts_are_refreshed_in_batches_and_a_failed_batch_is_retried() {
         source.publish(doc(name, "A tool."));
     }
     t.poll().unwrap();
-    {
-        let mut s = source.state.lock().unwrap();
-        for (name, n) in [("alpha-tool", 3), ("beta-tool", 7), ("gamma-tool", 5)] {
-            s.tools.get_mut(name).unwrap().downloads = n;
-        }
-        // Batches of two: the first (alpha, beta) is read, the second
-        // (gamma) fails.
-        s.fail_after = Some(2);
+    index.release_writer().unwrap();
+    assert!(by_downloads(&index).iter().all(|(_, d)| *d == 0));
+    for (name, n) in [("alpha-tool", 3), ("beta-tool", 7), ("gamma-tool", 5)] {
+        set_downloads(&source, name, n);
     }
-    assert!(t.refresh_downloads().is_err());
-    let by_downloads = SearchParams {
-        sort: SearchSort::Downloads,
-        ..SearchParams::default()
+    assert_eq!(t.refresh_downloads().unwrap(), 3);
+    assert!(!index.has_writer(), "a refresh writes nothing to the index");
+    let s = |v: &[(&str, u64)]| -> Vec<(String, u64)> {
+        v.iter().map(|(n, d)| (n.to_string(), *d)).collect()
     };
-    let r = index.query(&by_downloads).unwrap();
-    let counts: Vec<(&str, u64)> = r
-        .hits
-        .iter()
-        .map(|h| (h.name.as_str(), h.downloads))
-        .collect();
     assert_eq!(
-        counts,
-        [("beta-tool", 7), ("alpha-tool", 3), ("gamma-tool", 0)],
-        "the first batch is committed, the failed one is not"
+        by_downloads(&index),
+        s(&[("beta-tool", 7), ("gamma-tool", 5), ("alpha-tool", 3)]),
+        "answers remembered before the refresh are not served"
     );
-    assert_eq!(t.refresh_downloads().unwrap(), 1, "only gamma is left");
-    let r = index.query(&by_downloads).unwrap();
-    assert_eq!(names(&r), ["beta-tool", "gamma-tool", "alpha-tool"]);
-    assert_eq!(t.refresh_downloads().unwrap(), 0);
+    assert_eq!(index.get("beta-tool").unwrap().unwrap().downloads, 7);
+
+    // A failed read leaves the last counts in place; the next one lays the
+    // new counts.
+    set_downloads(&source, "alpha-tool", 9);
+    source.state.lock().unwrap().fail_next = true;
+    assert!(t.refresh_downloads().is_err());
+    assert_eq!(by_downloads(&index)[0], ("beta-tool".to_string(), 7));
+    assert_eq!(t.refresh_downloads().unwrap(), 1);
+    assert_eq!(by_downloads(&index)[0], ("alpha-tool".to_string(), 9));
+    assert_eq!(t.refresh_downloads().unwrap(), 0, "nothing changed");
+}
+
+#[test]
+fn a_new_segment_shows_the_newer_of_its_indexed_and_laid_counts() {
+    let source = Arc::new(FakeSource::default());
+    let index = Arc::new(SearchIndex::in_memory().unwrap());
+    let mut t = tailer(index.clone(), source.clone());
+    for name in ["alpha-tool", "beta-tool"] {
+        source.publish(doc(name, "A tool."));
+    }
+    t.poll().unwrap();
+    set_downloads(&source, "alpha-tool", 4);
+    set_downloads(&source, "beta-tool", 6);
+    t.refresh_downloads().unwrap();
+
+    // Re-indexed with an older count than the one laid (as a merge keeps
+    // the counts its documents were indexed with): the laid one shows.
+    let mut stale = doc("beta-tool", "A tool, again.");
+    stale.downloads = 1;
+    source.publish(stale);
+    // Indexed with a newer count than the one laid (a publish after the
+    // refresh): the indexed one shows.
+    let mut fresh = doc("alpha-tool", "A tool, again.");
+    fresh.downloads = 8;
+    source.publish(fresh);
+    // A tool indexed after the refresh, never downloaded.
+    source.publish(doc("delta-tool", "A tool."));
+    t.poll().unwrap();
+    assert_eq!(
+        by_downloads(&index),
+        [
+            ("alpha-tool".to_string(), 8),
+            ("beta-tool".to_string(), 6),
+            ("delta-tool".to_string(), 0),
+        ]
+    );
 }

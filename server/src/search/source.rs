@@ -319,6 +319,7 @@ impl SearchSource for StoreSource {
     fn all_downloads(&self) -> Result<Vec<(String, u64)>, SearchError> {
         let mut conn = self.conn()?;
         let rows: Vec<(String, i64)> = tools::table
+            .filter(tools::downloads.gt(0))
             .select((tools::name, tools::downloads))
             .load(&mut *conn)
             .map_err(source_error)?;
