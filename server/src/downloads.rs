@@ -31,9 +31,11 @@ impl DownloadCounter {
             .unwrap_or_default()
     }
 
-    /// Write the pending counts in one transaction and return the (tool
-    /// name, version) pairs whose counts changed, so cached answers showing
-    /// the counts can be dropped. On failure the counts are put back.
+    /// Write the pending counts in one transaction — the versions' and
+    /// tools' rows and the tools' stored summaries
+    /// ([`tool_summary::add_downloads`]) — and return the (tool name,
+    /// version) pairs whose counts changed, so cached answers showing the
+    /// counts can be dropped. On failure the counts are put back.
     pub async fn flush(&self, db: &Db) -> AppResult<Vec<(String, String)>> {
         let pending = self.take();
         if pending.is_empty() {
@@ -42,20 +44,30 @@ impl DownloadCounter {
         let batch = pending.clone();
         let result = db
             .write(move |conn| {
+                let ids: Vec<i64> = batch.keys().copied().collect();
+                let names = names_of(conn, &ids)?;
+                let version_of: HashMap<i64, &str> =
+                    names.iter().map(|(id, _, v)| (*id, v.as_str())).collect();
                 // Tools in ascending id order: on PostgreSQL, concurrent
                 // flushes (one per replica) take the tool rows' locks in
                 // the same order.
-                let mut per_tool: BTreeMap<i64, i64> = BTreeMap::new();
+                let mut per_tool: BTreeMap<i64, (i64, Vec<(String, i64)>)> = BTreeMap::new();
                 for (version_id, (tool_id, n)) in &batch {
                     VersionRow::add_downloads(conn, *version_id, *n)?;
-                    *per_tool.entry(*tool_id).or_default() += n;
+                    let tool = per_tool.entry(*tool_id).or_default();
+                    tool.0 += n;
+                    if let Some(version) = version_of.get(version_id) {
+                        tool.1.push((version.to_string(), *n));
+                    }
                 }
-                for (tool_id, n) in &per_tool {
-                    ToolRow::add_downloads(conn, *tool_id, *n)?;
+                for (tool_id, (total, versions)) in &per_tool {
+                    ToolRow::add_downloads(conn, *tool_id, *total)?;
+                    tool_summary::add_downloads(conn, *tool_id, *total, versions)?;
                 }
-                tool_summary::refresh_all(conn, per_tool.into_keys())?;
-                let ids: Vec<i64> = batch.keys().copied().collect();
-                names_of(conn, &ids)
+                Ok(names
+                    .into_iter()
+                    .map(|(_, tool, version)| (tool, version))
+                    .collect())
             })
             .await;
         if result.is_err() {
@@ -69,18 +81,18 @@ impl DownloadCounter {
     }
 }
 
-/// The (tool name, version) of each version id that exists, looked up
-/// [`MAX_IN_LIST`] ids at a time (a flush can hold every version downloaded
-/// in a second).
-fn names_of(conn: &mut DbConnection, ids: &[i64]) -> AppResult<Vec<(String, String)>> {
+/// The (version id, tool name, version) of each version id that exists,
+/// looked up [`MAX_IN_LIST`] ids at a time (a flush can hold every version
+/// downloaded in a second).
+fn names_of(conn: &mut DbConnection, ids: &[i64]) -> AppResult<Vec<(i64, String, String)>> {
     let mut names = Vec::with_capacity(ids.len());
     for chunk in ids.chunks(MAX_IN_LIST) {
         names.extend(
             versions::table
                 .inner_join(tools::table)
                 .filter(versions::id.eq_any(chunk))
-                .select((tools::name, versions::version))
-                .load::<(String, String)>(conn)?,
+                .select((versions::id, tools::name, versions::version))
+                .load::<(i64, String, String)>(conn)?,
         );
     }
     Ok(names)

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use diesel::prelude::*;
 use serde_json::{json, Value};
 use toolreg_core::Tier;
+use toolreg_server::models::tool_summary;
 use toolreg_server::schema::{tool_summaries, tools};
 
 use common::{BundleBuilder, TestApp};
@@ -57,6 +58,24 @@ async fn summary(app: &TestApp, name: &str) -> Value {
         "toolreg_api::EncodableTool round-trips the summary"
     );
     serde_json::from_str(&body).expect("stored summary is JSON")
+}
+
+/// Builds the summary of `name` again from its rows and checks that the
+/// stored one was already those bytes.
+async fn built_again_is_stored(app: &TestApp, name: &'static str) {
+    let before = stored(app, name).await;
+    app.state
+        .db
+        .write(move |conn| {
+            let id: i64 = tools::table
+                .filter(tools::normalized_name.eq(name))
+                .select(tools::id)
+                .first(conn)?;
+            tool_summary::refresh(conn, id)
+        })
+        .await
+        .expect("refresh the summary");
+    assert_eq!(stored(app, name).await, before, "{name}");
 }
 
 fn logins_and_tiers(tool: &Value) -> Vec<(String, String)> {
@@ -203,6 +222,9 @@ async fn every_write_stores_the_summary_it_changes(app: TestApp) {
         actix_web::rt::time::sleep(Duration::from_millis(50)).await;
     }
     summary(&app, "calc").await;
+    // The flush added the counts to the stored body; building the summary
+    // again from the rows gives the same bytes.
+    built_again_is_stored(&app, "calc").await;
 
     // A write that fails stores nothing: removing the last owner is refused
     // and the stored summary is unchanged.
@@ -384,6 +406,31 @@ async fn many_versions_are_listed_newest_first_a_page_at_a_time(app: TestApp) {
         "not-found",
     )
     .await;
+
+    // Downloads of a listed version and of one past the list: the stored
+    // counts get both in the total and the listed one's in its line, as a
+    // summary built again from the rows shows them.
+    for v in ["1.0.0-rc.1", "0.0.0", "0.0.0"] {
+        let res = app.get(&format!("/api/v1/tools/many/{v}/download")).await;
+        assert_eq!(res.status(), 200, "download {v}");
+    }
+    let started = Instant::now();
+    let tool = loop {
+        let tool: Value =
+            serde_json::from_str(&stored(&app, "many").await.expect("stored")).expect("JSON");
+        if tool["downloads"] == 3 {
+            break tool;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the counts were not flushed: {}",
+            tool["downloads"]
+        );
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(tool["versions"][1]["version"], "1.0.0-rc.1");
+    assert_eq!(tool["versions"][1]["downloads"], 1);
+    built_again_is_stored(&app, "many").await;
 
     // Every version but the two oldest withdrawn: the version the tool is
     // listed under is found past the versions its summary lists.

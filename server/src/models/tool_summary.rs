@@ -17,7 +17,11 @@
 //! change: the state changes (publish, yank, quarantine, owners, tier
 //! changes, the lint rescan) through `crate::models::state_change::record`,
 //! and the download-count flush (`crate::downloads`) through
-//! [`refresh_all`].
+//! [`add_downloads`], which adds the new downloads to the stored counts
+//! instead of building the summary again: counts are all a download
+//! changes, and the flush touches every tool downloaded in the last second,
+//! so building each one again (its owners, versions and manifest read,
+//! then encoded) was most of what serving downloads cost the database.
 //!
 //! [`refresh`] first takes the tool row's lock (a no-op update) and only then
 //! reads: on PostgreSQL two transactions refreshing one tool are serialized
@@ -267,6 +271,49 @@ pub fn refresh(conn: &mut DbConnection, tool_id: i64) -> AppResult<()> {
             tool_summaries::listed_version_id.eq(listed_id),
         ))
         .execute(c))?;
+    Ok(())
+}
+
+/// Adds `total` downloads to the stored summary of `tool_id` and `n` to each
+/// listed `(version, n)` (a version not listed among the newest is counted
+/// in the total only), without building the summary again. Call inside the
+/// write transaction that added the same downloads to the rows, after the
+/// tool row's update, which holds its lock as [`refresh`]'s does: every
+/// count change goes through here, so the stored counts stay the rows'.
+/// A tool without a stored summary is left alone (its summary is built on
+/// each read until [`fill_missing`] stores it).
+pub fn add_downloads(
+    conn: &mut DbConnection,
+    tool_id: i64,
+    total: i64,
+    versions: &[(String, i64)],
+) -> AppResult<()> {
+    let stored: Option<String> = crate::on_backend!(conn, |c| tool_summaries::table
+        .find(tool_id)
+        .select(tool_summaries::body)
+        .first(c)
+        .optional())?;
+    let Some(body) = stored else {
+        return Ok(());
+    };
+    let mut summary: EncodableTool = serde_json::from_str(&body).map_err(|e| {
+        internal(format!(
+            "the stored summary of tool {tool_id} does not parse: {e}"
+        ))
+    })?;
+    summary.downloads += total;
+    for (version, n) in versions {
+        if let Some(v) = summary.versions.iter_mut().find(|v| &v.version == version) {
+            v.downloads += n;
+        }
+    }
+    let body = String::from_utf8(Vec::from(to_json(&summary)?))
+        .map_err(|e| internal(format!("the tool summary is not UTF-8: {e}")))?;
+    crate::on_backend!(conn, |c| diesel::update(
+        tool_summaries::table.find(tool_id)
+    )
+    .set(tool_summaries::body.eq(&body))
+    .execute(c))?;
     Ok(())
 }
 
