@@ -162,7 +162,12 @@ impl SearchIndex {
         let snapshot = self.snapshot(&searcher)?;
         for (segment, table) in searcher.segment_readers().iter().zip(&snapshot.tables) {
             if !table.has_records() {
-                table.records(segment, &self.fields, self.tables.records_budget())?;
+                table.records(
+                    segment,
+                    &self.fields,
+                    self.tables.records_budget(),
+                    self.dir.as_deref(),
+                )?;
             }
         }
         Ok(())
@@ -187,7 +192,7 @@ impl SearchIndex {
             return self.load(searcher, addr);
         };
         let budget = self.tables.records_budget();
-        let recorded = match table.records(segment, &self.fields, budget)? {
+        let recorded = match table.records(segment, &self.fields, budget, self.dir.as_deref())? {
             Some(records) => records.doc(addr.doc_id)?,
             None => None,
         };
@@ -209,7 +214,9 @@ impl SearchIndex {
         let segment = searcher.segment_reader(addr.segment_ord);
         if let Some(table) = snapshot.tables.get(addr.segment_ord as usize) {
             let budget = self.tables.records_budget();
-            if let Some(records) = table.records(segment, &self.fields, budget)? {
+            if let Some(records) =
+                table.records(segment, &self.fields, budget, self.dir.as_deref())?
+            {
                 return Ok(records.name(addr.doc_id)?.to_string());
             }
         }

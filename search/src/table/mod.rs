@@ -30,7 +30,9 @@
 mod downloads;
 mod facets;
 mod records;
+mod store_file;
 
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
@@ -185,13 +187,16 @@ impl SegmentTable {
     }
 
     /// The hit records, decoding the segment's stored documents the first
-    /// time (concurrent callers wait for that one decoding), or `None` when
-    /// they don't fit in `budget`: read such hits from the doc store.
+    /// time (concurrent callers wait for that one decoding; the doc store
+    /// is read from its file in `dir`, the index's directory, see
+    /// `store_file`), or `None` when they don't fit in `budget`: read such
+    /// hits from the doc store.
     pub(crate) fn records(
         &self,
         segment: &SegmentReader,
         fields: &Fields,
         budget: &Arc<RecordsBudget>,
+        dir: Option<&Path>,
     ) -> Result<Option<&Records>, SearchError> {
         if let Some(kept) = self.records.get() {
             return Ok(Some(&kept.records));
@@ -214,7 +219,7 @@ impl SegmentTable {
         if refused() {
             return Ok(None);
         }
-        let built = Records::build(segment, fields)?;
+        let built = Records::build(segment, fields, dir)?;
         let bytes = built.heap_bytes();
         if !budget.take(bytes) {
             self.refused.store(bytes.max(1), Ordering::SeqCst);

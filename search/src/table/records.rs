@@ -6,12 +6,15 @@
 //! [`INLINE_DESCRIPTION`] bytes is not copied: that hit is read from the doc
 //! store, which bounds the records' size.
 
+use std::path::Path;
+
 use chrono::{DateTime, Utc};
 use tantivy::schema::Value;
 use tantivy::store::StoreReader;
 use tantivy::{DocId, SegmentReader, TantivyDocument};
 use toolreg_core::{ExecutionKind, Format, Tier};
 
+use super::store_file;
 use crate::schema::Fields;
 use crate::{SearchDoc, SearchError};
 
@@ -42,8 +45,12 @@ const HAS_FINGERPRINT: u8 = 64;
 const DEPRECATED: u8 = 128;
 
 impl Records {
-    pub(crate) fn build(segment: &SegmentReader, fields: &Fields) -> Result<Self, SearchError> {
-        let store: StoreReader = segment.get_store_reader(1)?;
+    pub(crate) fn build(
+        segment: &SegmentReader,
+        fields: &Fields,
+        dir: Option<&Path>,
+    ) -> Result<Self, SearchError> {
+        let store: StoreReader = store_file::open_for_pass(segment, dir)?;
         let max_doc = segment.max_doc() as usize;
         let mut bytes = Vec::new();
         let mut starts = Vec::with_capacity(max_doc + 1);

@@ -1,12 +1,16 @@
 //! The hit records' byte budget: within it a segment's hits come from its
 //! records; past it (or with a budget of 0) they come from the doc store,
-//! and every answer is the same either way.
+//! and every answer is the same either way, whether the records were read
+//! from the doc store files on disk or from an index in memory.
 
 use super::*;
 
 /// Three segments (one commit each) of the sample's tools.
 fn three_segments() -> SearchIndex {
-    let index = SearchIndex::in_memory().unwrap();
+    fill(SearchIndex::in_memory().unwrap())
+}
+
+fn fill(index: SearchIndex) -> SearchIndex {
     for part in sample().chunks(2) {
         for d in part {
             index.upsert(d).unwrap();
@@ -59,4 +63,19 @@ fn records_stay_within_the_budget_and_the_rest_read_the_doc_store() {
     index.set_records_memory(all);
     index.warm().unwrap();
     assert_eq!(index.records_bytes(), all);
+}
+
+/// On disk the records are built from the doc store files read with
+/// positioned reads (not through the index's memory map): the answers are
+/// the ones of the doc store read through the map.
+#[test]
+fn records_built_from_the_store_files_answer_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let on_disk = fill(SearchIndex::open(&dir.path().join("index")).unwrap());
+    on_disk.warm().unwrap();
+    assert!(on_disk.records_bytes() > 0);
+    let none = three_segments();
+    none.set_records_memory(0);
+    none.set_result_cache(0);
+    assert_eq!(answers(&on_disk), answers(&none));
 }
