@@ -152,7 +152,7 @@ impl PageSegmentCollector {
     fn name_rank(&self, doc: DocId) -> u128 {
         // Smaller ordinals (names) first; a document without a name first,
         // as tantivy orders `None` before any string.
-        match self.table.names.as_ref().and_then(|n| n.first(doc)) {
+        match self.table.name_ord(doc) {
             Some(ord) => u128::from(u32::MAX - ord.min(u64::from(u32::MAX - 1)) as u32 - 1),
             None => u128::from(u32::MAX),
         }

@@ -51,15 +51,13 @@ pub(crate) struct SegmentTable {
     pub(crate) facets: FacetTable,
     /// The fast-field columns a query sorts by, opened once (opening one
     /// reads its metadata, a cost per query and segment otherwise): the
-    /// name's term ordinals, downloads, update time.
-    pub(crate) names: Option<Column<u64>>,
+    /// name (its term ordinals, and its dictionary to lay the latest
+    /// download counts over the indexed ones), downloads, update time.
+    names: Option<StrColumn>,
     downloads: Column<u64>,
     pub(crate) updated_at: Column<i64>,
     /// 1 for a deprecated tool (ranked below equal matches).
     pub(crate) deprecated: Column<u64>,
-    /// The names with their dictionary, to lay the latest download counts
-    /// over the indexed ones.
-    name_dict: Option<StrColumn>,
     /// Per document, the download count laid over the indexed one (`None`
     /// until latest counts are given: the indexed column stands).
     latest_downloads: RwLock<Option<Arc<[u64]>>>,
@@ -142,14 +140,12 @@ impl SegmentTable {
     /// Reads the facet ordinals of every document of `segment`.
     pub(crate) fn build(segment: &SegmentReader) -> Result<Self, SearchError> {
         let fast = segment.fast_fields();
-        let name_dict = fast.str("name")?;
         Ok(SegmentTable {
             facets: FacetTable::build(fast, segment.max_doc())?,
-            names: name_dict.as_ref().map(|c| c.ords().clone()),
+            names: fast.str("name")?,
             downloads: fast.u64("downloads")?,
             updated_at: fast.i64("updated_at")?,
             deprecated: fast.u64("deprecated")?,
-            name_dict,
             latest_downloads: RwLock::new(None),
             max_doc: segment.max_doc(),
             records: OnceLock::new(),
@@ -161,12 +157,19 @@ impl SegmentTable {
     /// Lays `latest` over the indexed download counts (replacing what an
     /// earlier call laid).
     pub(crate) fn lay_downloads(&self, latest: &LatestCounts) -> Result<(), SearchError> {
-        let laid = latest.lay_over(self.name_dict.as_ref(), &self.downloads, self.max_doc)?;
+        let laid = latest.lay_over(self.names.as_ref(), &self.downloads, self.max_doc)?;
         *self
             .latest_downloads
             .write()
             .unwrap_or_else(|e| e.into_inner()) = laid;
         Ok(())
+    }
+
+    /// The term ordinal of `doc`'s name (names sort as their ordinals
+    /// within a segment).
+    #[inline]
+    pub(crate) fn name_ord(&self, doc: DocId) -> Option<u64> {
+        self.names.as_ref().and_then(|n| n.ords().first(doc))
     }
 
     /// The download counts a query sorts by and a hit shows.

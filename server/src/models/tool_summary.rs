@@ -245,8 +245,12 @@ fn encode_with(
     newest: Vec<Newest>,
     listed: Option<&Listed>,
 ) -> AppResult<String> {
-    let body = to_json(&build(conn, tool, newest, listed)?)?;
-    String::from_utf8(Vec::from(body))
+    body_of(&build(conn, tool, newest, listed)?)
+}
+
+/// A summary as the JSON body that is sent and stored.
+fn body_of(summary: &EncodableTool) -> AppResult<String> {
+    String::from_utf8(Vec::from(to_json(summary)?))
         .map_err(|e| internal(format!("the tool summary is not UTF-8: {e}")))
 }
 
@@ -307,8 +311,7 @@ pub fn add_downloads(
             v.downloads += n;
         }
     }
-    let body = String::from_utf8(Vec::from(to_json(&summary)?))
-        .map_err(|e| internal(format!("the tool summary is not UTF-8: {e}")))?;
+    let body = body_of(&summary)?;
     crate::on_backend!(conn, |c| diesel::update(
         tool_summaries::table.find(tool_id)
     )
