@@ -74,8 +74,20 @@ pub trait SearchSource: Send + Sync {
 /// Tailer settings.
 #[derive(Debug, Clone)]
 pub struct TailerOptions {
-    /// How often the change log is polled.
+    /// How often the change log is polled while it is quiet.
     pub poll_interval: Duration,
+    /// How long the tailer waits after a busy poll (one that applied at
+    /// least [`busy_changes`](Self::busy_changes) tools) before it polls
+    /// again; a nudge still polls at once. Every poll that applies changes
+    /// commits the index: a segment written and synced, and later merged,
+    /// at a cost that hardly depends on how many tools it holds. So under a
+    /// stream of publishes the index commits about this often, in larger
+    /// batches, instead of every `poll_interval`, and search lags by about
+    /// this much; a few changes at a time are still applied within
+    /// `poll_interval`.
+    pub busy_interval: Duration,
+    /// How many tools a poll must apply to count as busy.
+    pub busy_changes: usize,
     /// How long a skipped sequence number is waited for.
     pub gap_timeout: Duration,
     /// Changes read per query.
@@ -94,6 +106,8 @@ impl Default for TailerOptions {
     fn default() -> Self {
         TailerOptions {
             poll_interval: Duration::from_millis(100),
+            busy_interval: Duration::from_millis(500),
+            busy_changes: 32,
             downloads_interval: Duration::from_secs(60),
             release_writer_after: Duration::from_secs(5),
             gap_timeout: Duration::from_secs(30),
@@ -255,11 +269,13 @@ impl Tailer {
     }
 
     /// Runs the tailer on its own thread: rebuilds first if the index needs
-    /// it, then polls every [`TailerOptions::poll_interval`] (or at once when
-    /// nudged) until the handle is dropped or stopped.
+    /// it, then polls every [`TailerOptions::poll_interval`], or
+    /// [`TailerOptions::busy_interval`] after a busy poll (or at once when
+    /// nudged), until the handle is dropped or stopped.
     pub fn spawn(mut self) -> std::io::Result<TailerHandle> {
         let (tx, rx) = mpsc::channel::<()>();
-        let interval = self.opts.poll_interval;
+        let (quiet, busy) = (self.opts.poll_interval, self.opts.busy_interval);
+        let busy_changes = self.opts.busy_changes.max(1);
         let thread = std::thread::Builder::new()
             .name("search-tailer".into())
             .spawn(move || {
@@ -267,6 +283,7 @@ impl Tailer {
                 let mut downloads_at = Instant::now();
                 let mut changed_at = Instant::now();
                 loop {
+                    let mut interval = quiet;
                     if !rebuilt {
                         match self.reindex() {
                             Ok(_) => {
@@ -281,7 +298,12 @@ impl Tailer {
                     if rebuilt {
                         match self.poll() {
                             Ok(0) => {}
-                            Ok(_) => changed_at = Instant::now(),
+                            Ok(n) => {
+                                changed_at = Instant::now();
+                                if n >= busy_changes {
+                                    interval = busy;
+                                }
+                            }
                             Err(e) => {
                                 tracing::warn!(error = %e, "search index update failed; retrying")
                             }

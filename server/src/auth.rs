@@ -76,10 +76,12 @@ fn bearer(req: &HttpRequest) -> AppResult<Option<String>> {
 }
 
 /// Look up the token and its user; record its use at most once a minute.
+/// The lookup is two indexed reads (the secret's SHA-256 is cheap), so it
+/// runs where small reads are cheapest ([`crate::db::Db::lookup`]).
 pub async fn authenticate(state: &AppState, secret: String) -> AppResult<Auth> {
     let found = state
         .db
-        .read(move |conn| {
+        .lookup(move |conn| {
             let Some(token) = Token::find_live(conn, &secret)? else {
                 return Ok(None);
             };

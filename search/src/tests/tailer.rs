@@ -269,6 +269,42 @@ fn a_spawned_tailer_releases_the_idle_writer_and_follows_on() {
 }
 
 #[test]
+fn a_busy_poll_makes_the_spawned_tailer_wait_the_busy_interval() {
+    let source = Arc::new(FakeSource::default());
+    let index = Arc::new(SearchIndex::in_memory().unwrap());
+    let opts = TailerOptions {
+        poll_interval: Duration::from_millis(10),
+        busy_interval: Duration::from_secs(3600),
+        busy_changes: 2,
+        ..TailerOptions::default()
+    };
+    let handle = Tailer::new(index.clone(), source.clone(), opts)
+        .spawn()
+        .unwrap();
+    // One change at a time: quiet polls, each applied within the poll interval.
+    source.publish(doc("alpha-tool", "First."));
+    wait_until("alpha indexed", || index.num_tools() == 1);
+    source.publish(doc("beta-tool", "Second."));
+    wait_until("beta indexed", || index.num_tools() == 2);
+    // Two changes committed together: one busy poll applies both...
+    let gamma = source.change("gamma-tool", Some(doc("gamma-tool", "Third.")), false);
+    let delta = source.change("delta-tool", Some(doc("delta-tool", "Fourth.")), false);
+    {
+        let mut s = source.state.lock().unwrap();
+        s.log[gamma as usize - 1].1 = true;
+        s.log[delta as usize - 1].1 = true;
+    }
+    wait_until("gamma and delta indexed", || index.num_tools() == 4);
+    // ...after which the next change waits for the busy interval or a nudge.
+    source.publish(doc("epsilon-tool", "Fifth."));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(index.num_tools(), 4, "applied before the busy interval");
+    handle.nudge();
+    wait_until("epsilon indexed after a nudge", || index.num_tools() == 5);
+    handle.stop();
+}
+
+#[test]
 fn a_failed_poll_is_retried_in_full() {
     let source = Arc::new(FakeSource::default());
     let index = Arc::new(SearchIndex::in_memory().unwrap());

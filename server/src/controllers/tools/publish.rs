@@ -150,7 +150,8 @@ async fn publish_bundle(
             None => AppError::from(refusal),
         })?;
 
-    // 4. Ownership, scope and immutability, checked before storing anything.
+    // 4. Ownership, scope and immutability, checked before storing anything
+    //    (a few indexed reads: run where small reads are cheapest).
     let name = tool.registry_name.clone();
     let version = tool.version.to_string();
     {
@@ -158,7 +159,9 @@ async fn publish_bundle(
         let max = state.max_versions_per_tool;
         state
             .db
-            .read(move |conn| check_publish_allowed(conn, &auth, &name, &version, max).map(|_| ()))
+            .lookup(move |conn| {
+                check_publish_allowed(conn, &auth, &name, &version, max).map(|_| ())
+            })
             .await?;
     }
 
