@@ -47,6 +47,9 @@ if ((${#missing[@]})); then
 fi
 
 echo "==> building toolreg-server (release)" >&2
-cargo build --release -p toolreg-server >&2
+# The server and the CLI together, as a release build of both is usually
+# made: cargo unifies dependency features over the packages it builds, so
+# the server alone would rebuild most dependencies with another feature set.
+cargo build --release -p toolreg-server -p toolreg >&2
 
 exec python3 bench/bench.py --mode "$mode" ${args[@]+"${args[@]}"}
