@@ -6,9 +6,10 @@ use std::sync::Mutex;
 
 use diesel::prelude::*;
 
+use crate::db::batch_update::{self, Value};
 use crate::db::{Db, DbConnection, MAX_IN_LIST};
 use crate::error::AppResult;
-use crate::models::{tool_summary, ToolRow, VersionRow};
+use crate::models::{tool_summary, ToolRow};
 use crate::schema::{tools, versions};
 
 /// Downloads counted since the last flush: version id → (tool id, count).
@@ -32,7 +33,8 @@ impl DownloadCounter {
     }
 
     /// Write the pending counts in one transaction — the versions' and
-    /// tools' rows and the tools' stored summaries
+    /// tools' rows, a few hundred rows per statement
+    /// ([`batch_update`]), and the tools' stored summaries
     /// ([`tool_summary::add_downloads`]) — and return the (tool name,
     /// version) pairs whose counts changed, so cached answers showing the
     /// counts can be dropped. On failure the counts are put back.
@@ -44,26 +46,53 @@ impl DownloadCounter {
         let batch = pending.clone();
         let result = db
             .write(move |conn| {
-                let ids: Vec<i64> = batch.keys().copied().collect();
+                let mut ids: Vec<i64> = batch.keys().copied().collect();
+                ids.sort_unstable();
                 let names = names_of(conn, &ids)?;
                 let version_of: HashMap<i64, &str> =
                     names.iter().map(|(id, _, v)| (*id, v.as_str())).collect();
-                // Tools in ascending id order: on PostgreSQL, concurrent
-                // flushes (one per replica) take the tool rows' locks in
-                // the same order.
+                let version_rows: Vec<(i64, Value<'_>)> = ids
+                    .iter()
+                    .map(|id| (*id, Value::Int(batch[id].1)))
+                    .collect();
+                batch_update::update_each(
+                    conn,
+                    "versions",
+                    "id",
+                    "downloads",
+                    "downloads + ",
+                    &version_rows,
+                )?;
                 let mut per_tool: BTreeMap<i64, (i64, Vec<(String, i64)>)> = BTreeMap::new();
                 for (version_id, (tool_id, n)) in &batch {
-                    VersionRow::add_downloads(conn, *version_id, *n)?;
                     let tool = per_tool.entry(*tool_id).or_default();
                     tool.0 += n;
                     if let Some(version) = version_of.get(version_id) {
                         tool.1.push((version.to_string(), *n));
                     }
                 }
-                for (tool_id, (total, versions)) in &per_tool {
-                    ToolRow::add_downloads(conn, *tool_id, *total)?;
-                    tool_summary::add_downloads(conn, *tool_id, *total, versions)?;
-                }
+                // Tools in ascending id order: on PostgreSQL, concurrent
+                // flushes (one per replica) and other writers take the tool
+                // rows' locks in the same order.
+                let tool_ids: Vec<i64> = per_tool.keys().copied().collect();
+                ToolRow::lock_in_order(conn, &tool_ids)?;
+                let tool_rows: Vec<(i64, Value<'_>)> = per_tool
+                    .iter()
+                    .map(|(id, (total, _))| (*id, Value::Int(*total)))
+                    .collect();
+                batch_update::update_each(
+                    conn,
+                    "tools",
+                    "id",
+                    "downloads",
+                    "downloads + ",
+                    &tool_rows,
+                )?;
+                let summaries: Vec<tool_summary::ToolDownloads> = per_tool
+                    .into_iter()
+                    .map(|(id, (total, versions))| (id, total, versions))
+                    .collect();
+                tool_summary::add_downloads(conn, &summaries)?;
                 Ok(names
                     .into_iter()
                     .map(|(_, tool, version)| (tool, version))

@@ -12,6 +12,7 @@ use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
 use crate::error::{internal, AppError, AppResult};
 
+pub mod batch_update;
 mod postgres_url;
 mod sqlite_memory;
 

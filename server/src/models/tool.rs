@@ -63,10 +63,21 @@ impl ToolRow {
         Ok(())
     }
 
-    pub fn add_downloads(conn: &mut DbConnection, id: i64, n: i64) -> AppResult<()> {
-        diesel::update(tools::table.find(id))
-            .set(tools::downloads.eq(tools::downloads + n))
-            .execute(conn)?;
+    /// Locks the rows of `ids` (ascending) in ascending id order, as every
+    /// writer that changes several tools takes them, before a statement that
+    /// updates them all at once (in whatever order its plan visits them).
+    /// On PostgreSQL; SQLite has one writer at a time and no row locks.
+    pub fn lock_in_order(conn: &mut DbConnection, ids: &[i64]) -> AppResult<()> {
+        if let DbConnection::Postgresql(c) = conn {
+            for chunk in ids.chunks(crate::db::MAX_IN_LIST) {
+                tools::table
+                    .filter(tools::id.eq_any(chunk))
+                    .order(tools::id)
+                    .select(tools::id)
+                    .for_update()
+                    .load::<i64>(c)?;
+            }
+        }
         Ok(())
     }
 }

@@ -47,12 +47,15 @@
 //! choose on each read with the same function, so the answer is the same
 //! either way.
 
+use std::collections::HashMap;
+
 use diesel::prelude::*;
 use toolreg_api::{
     EncodablePublisher, EncodableTool, EncodableVersionSummary, TOOL_VERSIONS_LISTED,
 };
 
-use crate::db::DbConnection;
+use crate::db::batch_update::{self, Value};
+use crate::db::{DbConnection, MAX_IN_LIST};
 use crate::encode::{rfc3339, to_json};
 use crate::error::{internal, AppResult};
 use crate::models::version::{
@@ -278,45 +281,53 @@ pub fn refresh(conn: &mut DbConnection, tool_id: i64) -> AppResult<()> {
     Ok(())
 }
 
-/// Adds `total` downloads to the stored summary of `tool_id` and `n` to each
-/// listed `(version, n)` (a version not listed among the newest is counted
-/// in the total only), without building the summary again. Call inside the
-/// write transaction that added the same downloads to the rows, after the
-/// tool row's update, which holds its lock as [`refresh`]'s does: every
-/// count change goes through here, so the stored counts stay the rows'.
-/// A tool without a stored summary is left alone (its summary is built on
+/// Downloads counted for one tool since the last flush: its id, the total,
+/// and the count of each version by version string.
+pub type ToolDownloads = (i64, i64, Vec<(String, i64)>);
+
+/// Adds each tool's new downloads to its stored summary: the total, and
+/// each `(version, n)` that is listed (a version not listed among the
+/// newest is counted in the total only), without building the summary
+/// again. The bodies are read and written back [`MAX_IN_LIST`] tools at a
+/// time, one statement each ([`batch_update`]). Call inside the write
+/// transaction that added the same downloads to the rows, after the tool
+/// rows' update, which holds their locks as [`refresh`]'s does: every
+/// count change goes through here, so the stored counts stay the rows'. A
+/// tool without a stored summary is left alone (its summary is built on
 /// each read until [`fill_missing`] stores it).
-pub fn add_downloads(
-    conn: &mut DbConnection,
-    tool_id: i64,
-    total: i64,
-    versions: &[(String, i64)],
-) -> AppResult<()> {
-    let stored: Option<String> = crate::on_backend!(conn, |c| tool_summaries::table
-        .find(tool_id)
-        .select(tool_summaries::body)
-        .first(c)
-        .optional())?;
-    let Some(body) = stored else {
-        return Ok(());
-    };
-    let mut summary: EncodableTool = serde_json::from_str(&body).map_err(|e| {
-        internal(format!(
-            "the stored summary of tool {tool_id} does not parse: {e}"
-        ))
-    })?;
-    summary.downloads += total;
-    for (version, n) in versions {
-        if let Some(v) = summary.versions.iter_mut().find(|v| &v.version == version) {
-            v.downloads += n;
+pub fn add_downloads(conn: &mut DbConnection, tools: &[ToolDownloads]) -> AppResult<()> {
+    for chunk in tools.chunks(MAX_IN_LIST) {
+        let ids: Vec<i64> = chunk.iter().map(|(id, _, _)| *id).collect();
+        let stored: HashMap<i64, String> = crate::on_backend!(conn, |c| tool_summaries::table
+            .filter(tool_summaries::tool_id.eq_any(&ids))
+            .select((tool_summaries::tool_id, tool_summaries::body))
+            .load::<(i64, String)>(c))?
+        .into_iter()
+        .collect();
+        let mut bodies = Vec::with_capacity(stored.len());
+        for (tool_id, total, versions) in chunk {
+            let Some(body) = stored.get(tool_id) else {
+                continue;
+            };
+            let mut summary: EncodableTool = serde_json::from_str(body).map_err(|e| {
+                internal(format!(
+                    "the stored summary of tool {tool_id} does not parse: {e}"
+                ))
+            })?;
+            summary.downloads += total;
+            for (version, n) in versions {
+                if let Some(v) = summary.versions.iter_mut().find(|v| &v.version == version) {
+                    v.downloads += n;
+                }
+            }
+            bodies.push((*tool_id, body_of(&summary)?));
         }
+        let rows: Vec<(i64, Value<'_>)> = bodies
+            .iter()
+            .map(|(id, body)| (*id, Value::Text(body)))
+            .collect();
+        batch_update::update_each(conn, "tool_summaries", "tool_id", "body", "", &rows)?;
     }
-    let body = body_of(&summary)?;
-    crate::on_backend!(conn, |c| diesel::update(
-        tool_summaries::table.find(tool_id)
-    )
-    .set(tool_summaries::body.eq(&body))
-    .execute(c))?;
     Ok(())
 }
 

@@ -296,13 +296,6 @@ impl VersionRow {
         Ok(())
     }
 
-    pub fn add_downloads(conn: &mut DbConnection, id: i64, n: i64) -> AppResult<()> {
-        diesel::update(versions::table.find(id))
-            .set(versions::downloads.eq(versions::downloads + n))
-            .execute(conn)?;
-        Ok(())
-    }
-
     /// Every version with a blob digest: `(tool name, version, sha256, size)` for `verify`.
     pub fn all_digests(conn: &mut DbConnection) -> AppResult<Vec<(i64, String, String, i64)>> {
         Ok(versions::table
