@@ -46,15 +46,15 @@ impl DownloadCounter {
         let batch = pending.clone();
         let result = db
             .write(move |conn| {
-                let mut ids: Vec<i64> = batch.keys().copied().collect();
-                ids.sort_unstable();
+                let mut version_rows: Vec<(i64, Value<'_>)> = batch
+                    .iter()
+                    .map(|(id, (_, n))| (*id, Value::Int(*n)))
+                    .collect();
+                version_rows.sort_unstable_by_key(|(id, _)| *id);
+                let ids: Vec<i64> = version_rows.iter().map(|(id, _)| *id).collect();
                 let names = names_of(conn, &ids)?;
                 let version_of: HashMap<i64, &str> =
                     names.iter().map(|(id, _, v)| (*id, v.as_str())).collect();
-                let version_rows: Vec<(i64, Value<'_>)> = ids
-                    .iter()
-                    .map(|id| (*id, Value::Int(batch[id].1)))
-                    .collect();
                 batch_update::update_each(
                     conn,
                     "versions",
@@ -71,14 +71,18 @@ impl DownloadCounter {
                         tool.1.push((version.to_string(), *n));
                     }
                 }
+                let per_tool: Vec<tool_summary::ToolDownloads> = per_tool
+                    .into_iter()
+                    .map(|(id, (total, versions))| (id, total, versions))
+                    .collect();
                 // Tools in ascending id order: on PostgreSQL, concurrent
                 // flushes (one per replica) and other writers take the tool
                 // rows' locks in the same order.
-                let tool_ids: Vec<i64> = per_tool.keys().copied().collect();
+                let tool_ids: Vec<i64> = per_tool.iter().map(|(id, _, _)| *id).collect();
                 ToolRow::lock_in_order(conn, &tool_ids)?;
                 let tool_rows: Vec<(i64, Value<'_>)> = per_tool
                     .iter()
-                    .map(|(id, (total, _))| (*id, Value::Int(*total)))
+                    .map(|(id, total, _)| (*id, Value::Int(*total)))
                     .collect();
                 batch_update::update_each(
                     conn,
@@ -88,11 +92,7 @@ impl DownloadCounter {
                     "downloads + ",
                     &tool_rows,
                 )?;
-                let summaries: Vec<tool_summary::ToolDownloads> = per_tool
-                    .into_iter()
-                    .map(|(id, (total, versions))| (id, total, versions))
-                    .collect();
-                tool_summary::add_downloads(conn, &summaries)?;
+                tool_summary::add_downloads(conn, &per_tool)?;
                 Ok(names
                     .into_iter()
                     .map(|(_, tool, version)| (tool, version))
