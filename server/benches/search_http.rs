@@ -47,7 +47,7 @@ fn allocator_like_the_server() {
 
 fn fill_database(db: &Db, tools_in: &[Tool]) {
     let mut pooled = db.conn().expect("conn");
-    let DbConnection::Sqlite(conn) = &mut *pooled else {
+    let DbConnection::Sqlite(conn) = &mut **pooled else {
         panic!("the benchmark database is SQLite");
     };
     let at = chrono::DateTime::from_timestamp(1_760_000_000, 0)

@@ -1,9 +1,10 @@
-//! Crash safety of publish: the real `toolreg-server` binary on
-//! SQLite + local files takes publishes from 8 concurrent clients and is
-//! killed with SIGKILL mid-way. After a restart on the same data directory,
-//! every publish that was answered 201 is there and downloads with its
-//! digest, every visible version is complete, and `toolreg-server verify`
-//! passes.
+//! Crash safety of publish: the real `toolreg-server` binary takes
+//! publishes from 8 concurrent clients and is killed with SIGKILL mid-way.
+//! After a restart on the same data, every publish that was answered 201 is
+//! there and downloads with its digest, every visible version is complete,
+//! and `toolreg-server verify` passes. Run on SQLite + local files and on
+//! PostgreSQL + local files, where publishes share their transactions
+//! (group commit) and must still be answered only after the commit.
 
 mod common;
 
@@ -13,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{BundleBuilder, Registry, BIN};
+use common::{Backend, BundleBuilder, Registry, Services, BIN};
 use serde_json::Value;
 
 const CLIENTS: usize = 8;
@@ -21,20 +22,33 @@ const PER_CLIENT: usize = 60;
 /// Kill the server once this many publishes have been acknowledged.
 const KILL_AFTER: usize = 60;
 
-/// The binary on `data` (SQLite + files) with no publish rate limit.
-fn registry(data: &Path) -> Registry {
-    Registry::new(BIN, data).with_env([("TOOLREG_RATE_LIMIT_PUBLISH", "0")])
+/// The binary on `data` (and the database of `services`, if it has one)
+/// with no publish rate limit.
+fn registry(data: &Path, services: &Services) -> Registry {
+    Registry::new(BIN, data)
+        .with_services(services)
+        .with_env([("TOOLREG_RATE_LIMIT_PUBLISH", "0")])
+}
+
+/// The services of `backend`, with the bundles in local files either way
+/// (only the database's side of a crash differs).
+fn services(backend: Backend) -> Option<Services> {
+    match backend {
+        Backend::Sqlite => Services::for_backend(backend),
+        Backend::Postgres => Services::postgres_only(),
+    }
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
     toolreg_core::digest::sha256_hex(bytes)
 }
 
-#[test]
-fn every_acknowledged_publish_survives_kill_9() {
+toolreg_test_support::both_backends!(services => every_acknowledged_publish_survives_kill_9);
+
+fn every_acknowledged_publish_survives_kill_9(services: Services) {
     let tmp = tempfile::tempdir().expect("tempdir");
     let data = tmp.path().join("data");
-    let registry = registry(&data);
+    let registry = registry(&data, &services);
     let token = registry.create_user("crash", "trusted", false);
 
     // Every bundle is built up front so the clients only do HTTP.

@@ -121,7 +121,7 @@ mod tests {
         let counts: Vec<(i64, i64)> = tools::table
             .select((tools::id, tools::downloads))
             .order(tools::id)
-            .load(&mut conn)
+            .load(&mut **conn)
             .expect("counts");
         for (id, downloads) in counts {
             let expected = if untouched.contains(&id) {

@@ -2,7 +2,7 @@
 //! r2d2 pool of them, the embedded migrations, and [`Db`], which runs
 //! database work off the async executor and serializes SQLite writers.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use diesel::connection::SimpleConnection;
@@ -13,6 +13,7 @@ use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 use crate::error::{internal, AppError, AppResult};
 
 pub mod batch_update;
+mod group_commit;
 mod postgres_url;
 mod sqlite_memory;
 
@@ -118,26 +119,68 @@ pub struct Manager {
     url: String,
 }
 
+/// How long a PostgreSQL connection that answered its check is taken as
+/// alive without being checked again when it is taken from the pool.
+pub const ALIVE_WINDOW: Duration = Duration::from_secs(1);
+
+/// A pooled connection, and when it last answered the pool's check. It
+/// dereferences to the [`DbConnection`].
+pub struct PoolConnection {
+    conn: DbConnection,
+    alive_at: std::time::Instant,
+}
+
+impl std::ops::Deref for PoolConnection {
+    type Target = DbConnection;
+    fn deref(&self) -> &DbConnection {
+        &self.conn
+    }
+}
+
+impl std::ops::DerefMut for PoolConnection {
+    fn deref_mut(&mut self) -> &mut DbConnection {
+        &mut self.conn
+    }
+}
+
 impl ManageConnection for Manager {
-    type Connection = DbConnection;
+    type Connection = PoolConnection;
     type Error = diesel::r2d2::Error;
 
-    fn connect(&self) -> Result<DbConnection, Self::Error> {
+    fn connect(&self) -> Result<PoolConnection, Self::Error> {
         let conn = match self.backend {
             Backend::Postgres => connect_postgres(&self.url).map(DbConnection::Postgresql),
             Backend::Sqlite => {
                 diesel::SqliteConnection::establish(&self.url).map(DbConnection::Sqlite)
             }
         };
-        conn.map_err(diesel::r2d2::Error::ConnectionError)
+        conn.map(|conn| PoolConnection {
+            conn,
+            alive_at: std::time::Instant::now(),
+        })
+        .map_err(diesel::r2d2::Error::ConnectionError)
     }
 
-    fn is_valid(&self, conn: &mut DbConnection) -> Result<(), Self::Error> {
-        conn.ping().map_err(diesel::r2d2::Error::QueryError)
+    /// The check when a connection is taken from the pool (PostgreSQL
+    /// only): `SELECT 1`, unless the connection answered it within the
+    /// last [`ALIVE_WINDOW`]. A busy server takes each connection many
+    /// times a second, and a round trip to the database before each
+    /// request's own query would double the round trips of a small read.
+    /// A connection lost within the window fails its request's query, and
+    /// the pool drops it on its return: diesel takes a connection whose
+    /// libpq status is bad as broken ([`ManageConnection::has_broken`]).
+    fn is_valid(&self, conn: &mut PoolConnection) -> Result<(), Self::Error> {
+        let now = std::time::Instant::now();
+        if now.duration_since(conn.alive_at) < ALIVE_WINDOW {
+            return Ok(());
+        }
+        conn.conn.ping().map_err(diesel::r2d2::Error::QueryError)?;
+        conn.alive_at = now;
+        Ok(())
     }
 
-    fn has_broken(&self, conn: &mut DbConnection) -> bool {
-        std::thread::panicking() || conn.is_broken()
+    fn has_broken(&self, conn: &mut PoolConnection) -> bool {
+        std::thread::panicking() || conn.conn.is_broken()
     }
 }
 
@@ -157,9 +200,9 @@ struct SqlitePragmas {
     cache_kib: u32,
 }
 
-impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for SqlitePragmas {
-    fn on_acquire(&self, conn: &mut DbConnection) -> Result<(), diesel::r2d2::Error> {
-        if let DbConnection::Sqlite(c) = conn {
+impl CustomizeConnection<PoolConnection, diesel::r2d2::Error> for SqlitePragmas {
+    fn on_acquire(&self, conn: &mut PoolConnection) -> Result<(), diesel::r2d2::Error> {
+        if let DbConnection::Sqlite(c) = &mut conn.conn {
             c.batch_execute(&format!(
                 "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
                  PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON; \
@@ -258,6 +301,10 @@ pub struct Db {
     /// transaction means writers queue here instead of failing with SQLITE_BUSY
     /// when a deferred transaction tries to upgrade to a write lock.
     write_lock: Arc<Mutex<()>>,
+    /// The group-commit thread of [`Db::write_grouped`] on PostgreSQL,
+    /// started by the first grouped write (`None` if it could not start:
+    /// grouped writes then run as plain ones).
+    group_commit: Arc<OnceLock<Option<group_commit::GroupCommit>>>,
 }
 
 impl Db {
@@ -308,9 +355,9 @@ impl Db {
             .min_idle(Some(0))
             .connection_timeout(Duration::from_secs(15))
             // A PostgreSQL connection can die with the network or the
-            // server, so it is checked (`SELECT 1`) before each use; an
-            // SQLite connection is a file handle and cannot go stale, and
-            // the check would be one more query on every request.
+            // server, so it is checked (`SELECT 1`) when it is taken, at
+            // most once per `ALIVE_WINDOW` (`Manager::is_valid`); an SQLite
+            // connection is a file handle and cannot go stale.
             .test_on_check_out(backend == Backend::Postgres)
             .connection_customizer(Box::new(SqlitePragmas {
                 cache_kib: options.sqlite_cache_kib,
@@ -321,6 +368,7 @@ impl Db {
             pool,
             backend,
             write_lock: Arc::new(Mutex::new(())),
+            group_commit: Arc::default(),
         })
     }
 
@@ -336,7 +384,7 @@ impl Db {
     /// Run the embedded migrations that have not run yet.
     pub fn migrate(&self) -> AppResult<()> {
         let mut conn = self.conn()?;
-        let result = match &mut *conn {
+        let result = match &mut **conn {
             DbConnection::Sqlite(c) => c.run_pending_migrations(SQLITE_MIGRATIONS).map(|_| ()),
             DbConnection::Postgresql(c) => {
                 c.run_pending_migrations(POSTGRES_MIGRATIONS).map(|_| ())
@@ -415,6 +463,32 @@ impl Db {
     {
         let db = self.clone();
         actix_web::web::block(move || db.write_blocking(f)).await?
+    }
+
+    /// [`Db::write`] for a write that may share its transaction, and so its
+    /// commit, with other grouped writes (publish). On PostgreSQL it runs in
+    /// its own savepoint of a batch's transaction on the group-commit
+    /// thread and is answered after that transaction commits
+    /// ([`group_commit`] says why and how); `f` may be run a second time,
+    /// in a later batch, after its first run was rolled back. On SQLite it
+    /// is [`Db::write`].
+    pub async fn write_grouped<T, F>(&self, f: F) -> AppResult<T>
+    where
+        T: Send + 'static,
+        F: FnMut(&mut DbConnection) -> AppResult<T> + Send + 'static,
+    {
+        if self.backend == Backend::Postgres {
+            let pool = self.pool.clone();
+            let group = self.group_commit.get_or_init(|| {
+                group_commit::GroupCommit::start(pool)
+                    .map_err(|e| tracing::error!("{e}; publishes commit one at a time"))
+                    .ok()
+            });
+            if let Some(group) = group {
+                return group.write(f).await;
+            }
+        }
+        self.write(f).await
     }
 
     /// [`Db::write`] for code that is already off the executor (subcommands).

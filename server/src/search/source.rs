@@ -253,7 +253,7 @@ impl SearchSource for StoreSource {
             .order(changes::seq.asc())
             .limit(i64::try_from(limit).unwrap_or(i64::MAX))
             .select((changes::seq, changes::tool_name))
-            .load(&mut *conn)
+            .load(&mut **conn)
             .map_err(source_error)?;
         Ok(rows
             .into_iter()
@@ -272,7 +272,7 @@ impl SearchSource for StoreSource {
                 .filter(changes::seq.eq_any(chunk))
                 .order(changes::seq.asc())
                 .select((changes::seq, changes::tool_name))
-                .load(&mut *conn)
+                .load(&mut **conn)
                 .map_err(source_error)?;
             out.extend(
                 rows.into_iter()
@@ -286,7 +286,7 @@ impl SearchSource for StoreSource {
         let mut conn = self.conn()?;
         let seq: Option<i64> = changes::table
             .select(max(changes::seq))
-            .first(&mut *conn)
+            .first(&mut **conn)
             .map_err(source_error)?;
         Ok(seq.unwrap_or(0))
     }
@@ -304,7 +304,7 @@ impl SearchSource for StoreSource {
                 tools::table
                     .filter(tools::name.eq_any(chunk))
                     .select(ToolRow::as_select())
-                    .load(&mut *conn)
+                    .load(&mut **conn)
                     .map_err(source_error)?,
             );
         }
@@ -321,7 +321,7 @@ impl SearchSource for StoreSource {
         let rows: Vec<(String, i64)> = tools::table
             .filter(tools::downloads.gt(0))
             .select((tools::name, tools::downloads))
-            .load(&mut *conn)
+            .load(&mut **conn)
             .map_err(source_error)?;
         Ok(rows
             .into_iter()
@@ -334,7 +334,7 @@ impl SearchSource for StoreSource {
         tools::table
             .order(tools::name.asc())
             .select(tools::name)
-            .load(&mut *conn)
+            .load(&mut **conn)
             .map_err(source_error)
     }
 }

@@ -23,7 +23,7 @@ impl Catalog for AppState {
 
     fn tool(&self, name: &str) -> AppResult<Option<EncodableTool>> {
         let mut conn = self.db.conn()?;
-        let conn = &mut *conn;
+        let conn = &mut **conn;
         let Some(tool) = ToolRow::by_name(conn, name)? else {
             return Ok(None);
         };
@@ -32,7 +32,7 @@ impl Catalog for AppState {
 
     fn version(&self, name: &str, wanted: &semver::Version) -> AppResult<Option<VersionDetail>> {
         let mut conn = self.db.conn()?;
-        let conn = &mut *conn;
+        let conn = &mut **conn;
         let Some(tool) = ToolRow::by_name(conn, name)? else {
             return Ok(None);
         };

@@ -389,7 +389,7 @@ async fn insert_version_retrying(
         let max = state.max_versions_per_tool;
         let result = state
             .db
-            .write(move |conn| insert_version(conn, &policy, &auth, &shared, max))
+            .write_grouped(move |conn| insert_version(conn, &policy, &auth, &shared, max))
             .await;
         match result {
             Err(e) if is_unique_violation(&e) && attempt < 3 => continue,

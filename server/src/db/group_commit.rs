@@ -1,0 +1,238 @@
+//! Group commit on PostgreSQL: the transactions of concurrent publishes run
+//! one after another inside one database transaction, which commits once
+//! for all of them.
+//!
+//! # Why
+//!
+//! Every publish appends to the change log and to the transparency log, and
+//! each append takes a lock that is held until its transaction ends
+//! ([`Db::lock_change_log`], the log's append lock): the rows must commit
+//! in the order of their sequence numbers. On PostgreSQL a commit returns
+//! only after its WAL record is flushed to the disk (`fdatasync`, a few
+//! milliseconds on a virtual disk), and it flushes while still holding
+//! those locks. Publishes committed one at a time therefore cannot exceed
+//! one per disk flush, however many cores there are. In one transaction,
+//! a batch of publishes shares its one flush.
+//!
+//! Durability is unchanged: a job is answered only after the transaction
+//! holding it has committed (or failed to), so an acknowledged publish is
+//! on the disk.
+//!
+//! # How
+//!
+//! One thread (started by the first grouped write) takes every queued job,
+//! at most [`MAX_BATCH`], opens a transaction on a pooled connection and
+//! runs each job in a savepoint of its own: a job that fails is rolled back
+//! to its savepoint and answers its own error, the others go on. After the
+//! commit each job gets its answer; if the commit fails, every job of the
+//! batch gets that error. Jobs that arrive meanwhile wait for the next batch
+//! — which is what makes batches grow exactly when the disk is the limit.
+//!
+//! # Locks
+//!
+//! Every write transaction takes its locks in one order (publisher, version
+//! and tool rows, change log, transparency log). A batch breaks it: after
+//! its first job it already holds the change log's lock when a later job
+//! asks for a row lock. If another transaction holds that row and waits for
+//! the change log's lock, the two would wait for each other. So every job
+//! after the first runs under a short `lock_timeout`
+//! ([`LATER_JOB_LOCK_TIMEOUT`]); a job that fails there, for this or any
+//! other reason, is rolled back to its savepoint and run again as the first
+//! job of the next batch, where it waits for its locks like a transaction
+//! of its own would and its answer is its own. The first job of a batch
+//! always completes, so every job is answered.
+//!
+//! On SQLite, [`Db::write_grouped`] is [`Db::write`]: a commit there does
+//! not wait for the disk (`synchronous = NORMAL` in WAL mode), and
+//! batching measured no faster (`bench/README.md`).
+
+use std::collections::VecDeque;
+use std::sync::mpsc::{self, Receiver, Sender};
+
+use diesel::connection::{Connection, SimpleConnection};
+use tokio::sync::oneshot;
+
+use super::{DbConnection, DbPool};
+use crate::error::{internal, AppError, AppResult};
+
+/// Most jobs in one transaction. A batch holds the change log's lock from
+/// its first job to its commit, so other writers wait at most this many
+/// jobs; 64 is well past the concurrency of a publishing fleet's batches
+/// on one server.
+pub const MAX_BATCH: usize = 64;
+
+/// How long a job after the first of its batch waits for a lock before it
+/// is moved to the next batch (see the module's docs).
+pub const LATER_JOB_LOCK_TIMEOUT: &str = "100ms";
+
+/// A job of the batch: its work, and where its answer goes.
+trait Job: Send {
+    /// Run the job in a savepoint of the batch's transaction. `first`: the
+    /// first job of its batch, whose failure is its answer. A later job's
+    /// failure gives it back to be run again first ([`Ran::Again`]).
+    fn run(&mut self, conn: &mut DbConnection, first: bool) -> Ran;
+
+    /// Answer after the batch's commit: the job's own result if the commit
+    /// succeeded (or the job had failed anyway), the commit's error if not.
+    fn answer(self: Box<Self>, commit: Result<(), &str>);
+}
+
+enum Ran {
+    Done,
+    Again,
+}
+
+struct TypedJob<T, F> {
+    work: F,
+    result: Option<AppResult<T>>,
+    reply: oneshot::Sender<AppResult<T>>,
+}
+
+impl<T, F> Job for TypedJob<T, F>
+where
+    T: Send,
+    F: FnMut(&mut DbConnection) -> AppResult<T> + Send,
+{
+    fn run(&mut self, conn: &mut DbConnection, first: bool) -> Ran {
+        // A transaction inside the batch's transaction is a savepoint:
+        // diesel rolls back to it when the work fails.
+        let work = &mut self.work;
+        match conn.transaction::<T, AppError, _>(|conn| work(conn)) {
+            Ok(value) => self.result = Some(Ok(value)),
+            Err(_) if !first => return Ran::Again,
+            Err(e) => self.result = Some(Err(e)),
+        }
+        Ran::Done
+    }
+
+    fn answer(self: Box<Self>, commit: Result<(), &str>) {
+        let result = match (self.result, commit) {
+            (Some(Err(e)), _) => Err(e),
+            (Some(Ok(value)), Ok(())) => Ok(value),
+            (Some(Ok(_)), Err(e)) => Err(internal(format!("the transaction did not commit: {e}"))),
+            (None, Err(e)) => Err(internal(format!("the write was not run: {e}"))),
+            (None, Ok(())) => Err(internal("the write was not run")),
+        };
+        // The request may be gone (its client disconnected); what committed
+        // stays committed, as with any other write.
+        let _ = self.reply.send(result);
+    }
+}
+
+/// The queue of grouped writes and the thread that commits them.
+pub(super) struct GroupCommit {
+    jobs: Sender<Box<dyn Job>>,
+}
+
+impl GroupCommit {
+    /// Start the committing thread. It ends when the last [`GroupCommit`]
+    /// handle (the queue's sender) is dropped.
+    pub(super) fn start(pool: DbPool) -> AppResult<GroupCommit> {
+        let (jobs, queue) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("group-commit".into())
+            .spawn(move || commit_batches(&pool, &queue))
+            .map_err(|e| internal(format!("cannot start the group-commit thread: {e}")))?;
+        Ok(GroupCommit { jobs })
+    }
+
+    /// Queue `work` and wait for its answer, given after its batch commits.
+    pub(super) async fn write<T, F>(&self, work: F) -> AppResult<T>
+    where
+        T: Send + 'static,
+        F: FnMut(&mut DbConnection) -> AppResult<T> + Send + 'static,
+    {
+        let (reply, answer) = oneshot::channel();
+        let job = TypedJob {
+            work,
+            result: None,
+            reply,
+        };
+        self.jobs
+            .send(Box::new(job))
+            .map_err(|_| internal("the group-commit thread has stopped"))?;
+        answer
+            .await
+            .map_err(|_| internal("the group-commit thread dropped a write"))?
+    }
+}
+
+/// The committing thread's loop: one batch per transaction until the queue
+/// closes.
+fn commit_batches(pool: &DbPool, queue: &Receiver<Box<dyn Job>>) {
+    // Jobs to run again, first, in the next batch.
+    let mut again: VecDeque<Box<dyn Job>> = VecDeque::new();
+    loop {
+        let mut batch: Vec<Box<dyn Job>> = Vec::new();
+        while batch.len() < MAX_BATCH {
+            match again.pop_front() {
+                Some(job) => batch.push(job),
+                None => break,
+            }
+        }
+        if batch.is_empty() {
+            match queue.recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => return,
+            }
+        }
+        while batch.len() < MAX_BATCH {
+            match queue.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        let size = batch.len();
+        let mut done: Vec<Box<dyn Job>> = Vec::with_capacity(size);
+        // A panicking job ends its batch, not the thread: the batch's jobs
+        // are dropped unanswered (their callers get an error), its
+        // connection is discarded by the pool (it was in use while the
+        // thread panicked), and the transaction never commits.
+        let commit = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_batch(pool, &mut batch, &mut done, &mut again)
+        }));
+        let Ok(commit) = commit else {
+            tracing::error!(size, "a grouped write panicked; its batch was rolled back");
+            continue;
+        };
+        // Jobs not reached (the pool gave no connection, or the batch's
+        // transaction failed before or while running them) answer the error
+        // too.
+        done.append(&mut batch);
+        tracing::trace!(size, again = again.len(), "group commit");
+        let commit = commit.map_err(|e| e.to_string());
+        for job in done {
+            job.answer(commit.as_ref().map(|_| ()).map_err(String::as_str));
+        }
+    }
+}
+
+/// Run `batch` in one transaction: each job in its savepoint, finished jobs
+/// into `done`, jobs to run again into `again`.
+fn run_batch(
+    pool: &DbPool,
+    batch: &mut Vec<Box<dyn Job>>,
+    done: &mut Vec<Box<dyn Job>>,
+    again: &mut VecDeque<Box<dyn Job>>,
+) -> AppResult<()> {
+    let mut conn = pool.get()?;
+    conn.transaction::<(), AppError, _>(|conn| {
+        // Taken one at a time from the front, so that jobs not reached when
+        // something fails stay in `batch` and are answered with the error.
+        let mut ran = 0;
+        while !batch.is_empty() {
+            if ran == 1 {
+                conn.batch_execute(&format!(
+                    "SET LOCAL lock_timeout = '{LATER_JOB_LOCK_TIMEOUT}'"
+                ))?;
+            }
+            let mut job = batch.remove(0);
+            match job.run(conn, ran == 0) {
+                Ran::Done => done.push(job),
+                Ran::Again => again.push_back(job),
+            }
+            ran += 1;
+        }
+        Ok(())
+    })
+}
