@@ -93,6 +93,22 @@ async fn until_waiting_on_a_lock(url: &str) {
     }
 }
 
+/// Park the committing thread: hold gate 1 in `outside` and queue a write
+/// that waits for it (it inserts row 0), until it does.
+async fn park(
+    db: &Db,
+    outside: &mut PgConnection,
+    url: &str,
+) -> actix_web::rt::task::JoinHandle<AppResult<i64>> {
+    hold(outside, &[1]);
+    let parked = actix_web::rt::spawn({
+        let db = db.clone();
+        async move { db.write_grouped(|conn| through_gate(conn, 1, 0)).await }
+    });
+    until_waiting_on_a_lock(url).await;
+    parked
+}
+
 fn visible(url: &str, id: i64) -> bool {
     let mut c = connect_postgres(url).expect("reader");
     let n: i64 = diesel::select(diesel::dsl::sql::<BigInt>(&format!(
@@ -109,12 +125,7 @@ async fn queued_writes_share_one_transaction_and_are_answered_once_committed() {
         return;
     };
     let url = services.database_url().expect("url");
-    hold(&mut outside, &[1]);
-    let parked = actix_web::rt::spawn({
-        let db = db.clone();
-        async move { db.write_grouped(|conn| through_gate(conn, 1, 0)).await }
-    });
-    until_waiting_on_a_lock(&url).await;
+    let parked = park(&db, &mut outside, &url).await;
 
     // Twenty writes queue behind the parked batch; each checks, as soon as
     // it is answered, that its row is visible to another connection.
@@ -160,12 +171,7 @@ async fn a_failing_write_is_rolled_back_alone_and_answers_its_own_error() {
         return;
     };
     let url = services.database_url().expect("url");
-    hold(&mut outside, &[1]);
-    let parked = actix_web::rt::spawn({
-        let db = db.clone();
-        async move { db.write_grouped(|conn| through_gate(conn, 1, 0)).await }
-    });
-    until_waiting_on_a_lock(&url).await;
+    let parked = park(&db, &mut outside, &url).await;
 
     let write = |id: i64| {
         let db = db.clone();
@@ -221,13 +227,8 @@ async fn a_write_waiting_for_a_lock_moves_to_the_next_batch() {
     // Gate 1 parks the committing thread; gate 2, held by another
     // transaction, is what one write of the next batch needs.
     let mut holder = connect_postgres(&url).expect("holder");
-    hold(&mut outside, &[1]);
     hold(&mut holder, &[2]);
-    let parked = actix_web::rt::spawn({
-        let db = db.clone();
-        async move { db.write_grouped(|conn| through_gate(conn, 1, 0)).await }
-    });
-    until_waiting_on_a_lock(&url).await;
+    let parked = park(&db, &mut outside, &url).await;
 
     let spawn_write = |f: fn(&mut DbConnection) -> AppResult<i64>| {
         let db = db.clone();
