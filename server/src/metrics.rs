@@ -157,7 +157,9 @@ impl Metrics {
     }
 
     /// The metrics in the Prometheus text exposition format.
-    pub fn render(&self) -> String {
+    /// The exposition text, with `grouped`: what the database's group
+    /// commit has done ([`crate::db::Db::group_commit_counts`]).
+    pub fn render(&self, grouped: &crate::db::GroupCommitCounts) -> String {
         let mut out = String::new();
         out.push_str("# HELP toolreg_http_requests_total HTTP requests by method, route pattern and status.\n");
         out.push_str("# TYPE toolreg_http_requests_total counter\n");
@@ -224,6 +226,21 @@ impl Metrics {
                 "Bundle downloads served (304s excluded).",
                 &self.downloads,
             ),
+            (
+                "toolreg_group_commit_batches_total",
+                "PostgreSQL transactions run for grouped publishes (0 on SQLite).",
+                &grouped.batches,
+            ),
+            (
+                "toolreg_group_commit_writes_total",
+                "Publish transactions answered from a grouped transaction (0 on SQLite).",
+                &grouped.writes,
+            ),
+            (
+                "toolreg_group_commit_moved_total",
+                "Grouped publishes rolled back to their savepoint and run again in a later batch.",
+                &grouped.moved,
+            ),
         ];
         for (name, help, value) in counters {
             let _ = writeln!(
@@ -279,7 +296,7 @@ mod tests {
         }
         m.record_request("get", None, 404, 0.001);
         assert_eq!(m.series_count(), 4);
-        let text = m.render();
+        let text = m.render(&crate::db::GroupCommitCounts::default());
         assert!(text.contains(
             r#"toolreg_http_requests_total{method="OTHER",route="/api/v1/tools/{name}",status="405"} 100"#
         ), "{text}");
@@ -305,7 +322,7 @@ mod tests {
         assert_eq!(m.series_count(), MAX_SERIES + 1);
         // Existing series keep counting under their own labels.
         m.record_request("GET", Some("/route/0"), 200, 0.001);
-        let text = m.render();
+        let text = m.render(&crate::db::GroupCommitCounts::default());
         assert!(
             text.contains(r#"route="/route/0",status="200"} 2"#),
             "{text}"

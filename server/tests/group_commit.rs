@@ -7,6 +7,7 @@
 //! Each test first parks the committing thread on a row that an outside
 //! transaction holds, so that the writes it queues meanwhile are one batch.
 
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use diesel::connection::SimpleConnection;
@@ -163,6 +164,18 @@ async fn queued_writes_share_one_transaction_and_are_answered_once_committed() {
         txids[0], parked_txid,
         "the queued writes joined the parked batch"
     );
+    let counts = db.group_commit_counts();
+    assert_eq!(
+        counts.batches.load(Ordering::Relaxed),
+        2,
+        "two transactions"
+    );
+    assert_eq!(
+        counts.writes.load(Ordering::Relaxed),
+        21,
+        "21 writes answered"
+    );
+    assert_eq!(counts.moved.load(Ordering::Relaxed), 0, "none moved");
 }
 
 #[actix_web::test]
@@ -271,6 +284,13 @@ async fn a_write_waiting_for_a_lock_moves_to_the_next_batch() {
     assert_ne!(
         blocked, first,
         "the blocked write ran again in a batch of its own"
+    );
+    let counts = db.group_commit_counts();
+    assert_eq!(counts.moved.load(Ordering::Relaxed), 1, "one write moved");
+    assert_eq!(
+        counts.writes.load(Ordering::Relaxed),
+        4,
+        "every write answered once"
     );
     assert!(visible(&url, 2));
 }

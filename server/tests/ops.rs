@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use common::{json, BundleBuilder, TestApp};
 use toolreg_core::Tier;
-use toolreg_test_support::both_backends;
 use toolreg_test_support::free_port;
+use toolreg_test_support::{both_backends, Backend};
 
 async fn healthz_checks_the_database_and_storage(app: TestApp) {
     app.caught_up().await;
@@ -65,6 +65,18 @@ async fn metrics_count_requests_publishes_and_downloads(app: TestApp) {
         );
     }
     assert!(text.contains(r#"toolreg_http_request_duration_seconds_bucket{method="POST",route="/api/v1/tools",le="+Inf"} 1"#));
+    // The publish went through group commit on PostgreSQL only.
+    let grouped = u32::from(app.backend == Backend::Postgres);
+    for line in [
+        format!("toolreg_group_commit_batches_total {grouped}"),
+        format!("toolreg_group_commit_writes_total {grouped}"),
+        "toolreg_group_commit_moved_total 0".to_string(),
+    ] {
+        assert!(
+            text.lines().any(|l| l == line),
+            "missing `{line}` in:\n{text}"
+        );
+    }
 }
 
 async fn openapi_covers_every_route(app: TestApp) {

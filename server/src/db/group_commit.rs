@@ -47,7 +47,9 @@
 //! batching measured no faster (`bench/README.md`).
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::Arc;
 
 use diesel::connection::{Connection, SimpleConnection};
 use tokio::sync::oneshot;
@@ -64,6 +66,20 @@ pub const MAX_BATCH: usize = 64;
 /// How long a job after the first of its batch waits for a lock before it
 /// is moved to the next batch (see the module's docs).
 pub const LATER_JOB_LOCK_TIMEOUT: &str = "100ms";
+
+/// What the group-commit thread has done, shown at `/metrics` (all zero on
+/// SQLite, where writes are not grouped).
+#[derive(Debug, Default)]
+pub struct GroupCommitCounts {
+    /// Transactions run for grouped writes.
+    pub batches: AtomicU64,
+    /// Grouped writes answered; over `batches`, the mean batch.
+    pub writes: AtomicU64,
+    /// Writes rolled back to their savepoint and run again in a later
+    /// batch (a lock waited for past [`LATER_JOB_LOCK_TIMEOUT`], or any
+    /// other failure of a write after the first of its batch).
+    pub moved: AtomicU64,
+}
 
 /// A job of the batch: its work, and where its answer goes.
 trait Job: Send {
@@ -127,11 +143,11 @@ pub(super) struct GroupCommit {
 impl GroupCommit {
     /// Start the committing thread. It ends when the last [`GroupCommit`]
     /// handle (the queue's sender) is dropped.
-    pub(super) fn start(pool: DbPool) -> AppResult<GroupCommit> {
+    pub(super) fn start(pool: DbPool, counts: Arc<GroupCommitCounts>) -> AppResult<GroupCommit> {
         let (jobs, queue) = mpsc::channel();
         std::thread::Builder::new()
             .name("group-commit".into())
-            .spawn(move || commit_batches(&pool, &queue))
+            .spawn(move || commit_batches(&pool, &queue, &counts))
             .map_err(|e| internal(format!("cannot start the group-commit thread: {e}")))?;
         Ok(GroupCommit { jobs })
     }
@@ -159,7 +175,7 @@ impl GroupCommit {
 
 /// The committing thread's loop: one batch per transaction until the queue
 /// closes.
-fn commit_batches(pool: &DbPool, queue: &Receiver<Box<dyn Job>>) {
+fn commit_batches(pool: &DbPool, queue: &Receiver<Box<dyn Job>>, counts: &GroupCommitCounts) {
     // Jobs to run again, first, in the next batch.
     let mut again: VecDeque<Box<dyn Job>> = VecDeque::new();
     loop {
@@ -183,6 +199,7 @@ fn commit_batches(pool: &DbPool, queue: &Receiver<Box<dyn Job>>) {
             }
         }
         let size = batch.len();
+        let moved_before = again.len();
         let mut done: Vec<Box<dyn Job>> = Vec::with_capacity(size);
         // A panicking job ends its batch, not the thread: the batch's jobs
         // are dropped unanswered (their callers get an error), its
@@ -199,7 +216,13 @@ fn commit_batches(pool: &DbPool, queue: &Receiver<Box<dyn Job>>) {
         // transaction failed before or while running them) answer the error
         // too.
         done.append(&mut batch);
-        tracing::trace!(size, again = again.len(), "group commit");
+        let moved = again.len().saturating_sub(moved_before);
+        counts.batches.fetch_add(1, Ordering::Relaxed);
+        counts
+            .writes
+            .fetch_add(done.len() as u64, Ordering::Relaxed);
+        counts.moved.fetch_add(moved as u64, Ordering::Relaxed);
+        tracing::trace!(size, moved, "group commit");
         let commit = commit.map_err(|e| e.to_string());
         for job in done {
             job.answer(commit.as_ref().map(|_| ()).map_err(String::as_str));

@@ -14,6 +14,7 @@ use crate::error::{internal, AppError, AppResult};
 
 pub mod batch_update;
 mod group_commit;
+pub use group_commit::GroupCommitCounts;
 mod postgres_url;
 mod sqlite_memory;
 
@@ -305,6 +306,7 @@ pub struct Db {
     /// started by the first grouped write (`None` if it could not start:
     /// grouped writes then run as plain ones).
     group_commit: Arc<OnceLock<Option<group_commit::GroupCommit>>>,
+    group_commit_counts: Arc<GroupCommitCounts>,
 }
 
 impl Db {
@@ -369,6 +371,7 @@ impl Db {
             backend,
             write_lock: Arc::new(Mutex::new(())),
             group_commit: Arc::default(),
+            group_commit_counts: Arc::default(),
         })
     }
 
@@ -478,9 +481,9 @@ impl Db {
         F: FnMut(&mut DbConnection) -> AppResult<T> + Send + 'static,
     {
         if self.backend == Backend::Postgres {
-            let pool = self.pool.clone();
+            let (pool, counts) = (self.pool.clone(), self.group_commit_counts.clone());
             let group = self.group_commit.get_or_init(|| {
-                group_commit::GroupCommit::start(pool)
+                group_commit::GroupCommit::start(pool, counts)
                     .map_err(|e| tracing::error!("{e}; publishes commit one at a time"))
                     .ok()
             });
@@ -489,6 +492,11 @@ impl Db {
             }
         }
         self.write(f).await
+    }
+
+    /// What the grouped writes of this pool have done so far.
+    pub fn group_commit_counts(&self) -> &GroupCommitCounts {
+        &self.group_commit_counts
     }
 
     /// [`Db::write`] for code that is already off the executor (subcommands).
