@@ -481,11 +481,13 @@ impl Db {
         F: FnMut(&mut DbConnection) -> AppResult<T> + Send + 'static,
     {
         if self.backend == Backend::Postgres {
-            let (pool, counts) = (self.pool.clone(), self.group_commit_counts.clone());
             let group = self.group_commit.get_or_init(|| {
-                group_commit::GroupCommit::start(pool, counts)
-                    .map_err(|e| tracing::error!("{e}; publishes commit one at a time"))
-                    .ok()
+                group_commit::GroupCommit::start(
+                    self.pool.clone(),
+                    self.group_commit_counts.clone(),
+                )
+                .map_err(|e| tracing::error!("{e}; publishes commit one at a time"))
+                .ok()
             });
             if let Some(group) = group {
                 return group.write(f).await;
