@@ -134,9 +134,7 @@ mod tests {
     /// More ids than one SQLite statement may bind are looked up in chunks.
     #[test]
     fn names_of_more_versions_than_a_statement_may_bind() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let db = Db::connect(&dir.path().join("t.db").to_string_lossy()).expect("db");
-        db.migrate().expect("migrations");
+        let (_dir, db) = crate::db::temp_sqlite();
         let mut conn = db.conn().expect("connection");
         let ids: Vec<i64> = (1..=40_000).collect();
         let names = names_of(&mut conn, &ids).expect("chunked lookup");

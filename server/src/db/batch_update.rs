@@ -82,7 +82,6 @@ fn statement(mark: char, table: &str, key: &str, column: &str, set: &str, n: usi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::Db;
     use crate::models::ToolRow;
     use crate::schema::tools;
 
@@ -90,9 +89,7 @@ mod tests {
     /// not named keep theirs, and a key that names no row is skipped.
     #[test]
     fn many_rows_each_get_their_own_value() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let db = Db::connect(&dir.path().join("t.db").to_string_lossy()).expect("db");
-        db.migrate().expect("migrations");
+        let (_dir, db) = crate::db::temp_sqlite();
         let mut conn = db.conn().expect("connection");
         let n = MAX_IN_LIST * 2 + 7;
         let ids: Vec<i64> = (0..n + 1)

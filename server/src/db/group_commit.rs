@@ -179,25 +179,15 @@ fn commit_batches(pool: &DbPool, queue: &Receiver<Box<dyn Job>>, counts: &GroupC
     // Jobs to run again, first, in the next batch.
     let mut again: VecDeque<Box<dyn Job>> = VecDeque::new();
     loop {
-        let mut batch: Vec<Box<dyn Job>> = Vec::new();
-        while batch.len() < MAX_BATCH {
-            match again.pop_front() {
-                Some(job) => batch.push(job),
-                None => break,
-            }
-        }
+        let mut batch: Vec<Box<dyn Job>> = again.drain(..again.len().min(MAX_BATCH)).collect();
         if batch.is_empty() {
             match queue.recv() {
                 Ok(job) => batch.push(job),
                 Err(_) => return,
             }
         }
-        while batch.len() < MAX_BATCH {
-            match queue.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
-            }
-        }
+        let room = MAX_BATCH - batch.len();
+        batch.extend(queue.try_iter().take(room));
         let size = batch.len();
         let moved_before = again.len();
         let mut done: Vec<Box<dyn Job>> = Vec::with_capacity(size);

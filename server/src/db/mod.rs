@@ -533,6 +533,16 @@ impl Db {
     }
 }
 
+/// A migrated SQLite database in a temporary directory, for unit tests (the
+/// directory goes with the returned guard).
+#[cfg(test)]
+pub(crate) fn temp_sqlite() -> (tempfile::TempDir, Db) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = Db::connect(&dir.path().join("t.db").to_string_lossy()).expect("db");
+    db.migrate().expect("migrations");
+    (dir, db)
+}
+
 /// True if the error is a unique-constraint violation (a concurrent duplicate).
 pub fn is_unique_violation(err: &AppError) -> bool {
     matches!(
