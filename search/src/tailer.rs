@@ -12,7 +12,7 @@
 //! hole that never fills). The position written with each index commit is
 //! just below the oldest open gap, so a restart re-reads those too.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -245,17 +245,26 @@ impl Tailer {
             self.gaps.pop_first();
         }
 
-        for name in &touched {
-            match self.source.search_doc(name)? {
-                Some(doc) => self.index.upsert(&doc)?,
-                None => self.index.remove(name)?,
-            }
+        // The documents of every touched tool in a few bulk reads; a tool
+        // without one (gone, or no version left to list) leaves the index.
+        let names: Vec<String> = touched.into_iter().collect();
+        let docs = if names.is_empty() {
+            Vec::new()
+        } else {
+            self.source.search_docs(&names)?
+        };
+        for doc in &docs {
+            self.index.upsert(doc)?;
+        }
+        let found: HashSet<&str> = docs.iter().map(|d| d.name.as_str()).collect();
+        for name in names.iter().filter(|n| !found.contains(n.as_str())) {
+            self.index.remove(name)?;
         }
         let after = self.resume_seq();
-        if !touched.is_empty() || after != before {
+        if !names.is_empty() || after != before {
             self.index.commit_at(Some(after))?;
         }
-        Ok(touched.len())
+        Ok(names.len())
     }
 
     /// Brings the download counts searches sort by and show up to date:

@@ -82,11 +82,7 @@ pub async fn authenticate(state: &AppState, secret: String) -> AppResult<Auth> {
     let found = state
         .db
         .lookup(move |conn| {
-            let Some(token) = Token::find_live(conn, &secret)? else {
-                return Ok(None);
-            };
-            let user = User::find(conn, token.user_id)?;
-            Ok(Some(Auth { user, token }))
+            Ok(Token::find_live(conn, &secret)?.map(|(token, user)| Auth { user, token }))
         })
         .await?;
     let auth = found.ok_or_else(|| {

@@ -28,17 +28,18 @@ pub fn is_owner(conn: &mut DbConnection, tool_id: i64, user_id: i64) -> AppResul
 
 /// Add an owner; returns false if they already were one.
 pub fn add(conn: &mut DbConnection, tool_id: i64, user_id: i64) -> AppResult<bool> {
-    if is_owner(conn, tool_id, user_id)? {
-        return Ok(false);
-    }
-    diesel::insert_into(tool_owners::table)
+    // One statement: an existing row (the pair is the primary key) is left
+    // as it is and inserts nothing.
+    let at = now();
+    let inserted = crate::on_backend!(conn, |c| diesel::insert_into(tool_owners::table)
         .values((
             tool_owners::tool_id.eq(tool_id),
             tool_owners::user_id.eq(user_id),
-            tool_owners::created_at.eq(now()),
+            tool_owners::created_at.eq(at),
         ))
-        .execute(conn)?;
-    Ok(true)
+        .on_conflict_do_nothing()
+        .execute(c))?;
+    Ok(inserted > 0)
 }
 
 /// Remove an owner; returns false if they were not one.

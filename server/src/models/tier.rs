@@ -129,10 +129,11 @@ fn block_reason(refusal: &Refusal, login: &str, agent_token: bool) -> String {
 /// either sees the new tier or is visible to the tier change's block scan.
 /// (SQLite runs one write transaction at a time already.)
 pub fn lock_tier(conn: &mut DbConnection, user_id: i64) -> AppResult<Tier> {
-    diesel::update(users::table.find(user_id))
+    let user: User = crate::on_backend!(conn, |c| diesel::update(users::table.find(user_id))
         .set(users::tier.eq(users::tier))
-        .execute(conn)?;
-    Ok(User::find(conn, user_id)?.tier)
+        .returning(User::as_returning())
+        .get_result(c))?;
+    Ok(user.tier)
 }
 
 /// Check, inside the publish transaction, that the publisher's tier as it is

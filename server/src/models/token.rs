@@ -10,7 +10,8 @@ use toolreg_api::EncodableToken;
 use crate::db::{now, DbConnection};
 use crate::encode::rfc3339;
 use crate::error::{bad_request, internal, AppResult};
-use crate::schema::{token_tools, tokens};
+use crate::models::user::User;
+use crate::schema::{token_tools, tokens, users};
 
 /// What a token may do. `publish` is shorthand for both publish scopes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -305,27 +306,29 @@ impl Token {
         Ok(IssuedToken { token, secret })
     }
 
-    /// The live (not revoked, not expired) token whose secret is `secret`.
-    /// The lookup is by hash; the stored hash is then compared in constant time.
-    pub fn find_live(conn: &mut DbConnection, secret: &str) -> AppResult<Option<Token>> {
+    /// The live (not revoked, not expired) token whose secret is `secret`,
+    /// with its user, read in one query. The lookup is by hash; the stored
+    /// hash is then compared in constant time.
+    pub fn find_live(conn: &mut DbConnection, secret: &str) -> AppResult<Option<(Token, User)>> {
         let hash = hash_secret(secret);
-        let found: Option<Token> = tokens::table
+        let found: Option<(Token, User)> = crate::on_backend!(conn, |c| tokens::table
+            .inner_join(users::table)
             .filter(tokens::token_hash.eq(&hash))
-            .select(Token::as_select())
-            .first(conn)
-            .optional()?;
-        let Some(token) = found
-            .filter(|t| bool::from(t.token_hash.as_bytes().ct_eq(hash.as_bytes())) && t.is_live())
-        else {
+            .select((Token::as_select(), User::as_select()))
+            .first(c)
+            .optional())?;
+        let Some(found) = found.filter(|(t, _)| {
+            bool::from(t.token_hash.as_bytes().ct_eq(hash.as_bytes())) && t.is_live()
+        }) else {
             return Ok(None);
         };
         // A child is only as good as the tokens above it. Revocation cascades
         // and expiry is clamped at creation, so this only matters for rows
         // changed behind the API's back; each step is one primary-key lookup.
-        let mut parent_id = token.parent_id;
+        let mut parent_id = found.0.parent_id;
         for _ in 0..MAX_PARENT_DEPTH {
             let Some(id) = parent_id else {
-                return Ok(Some(token));
+                return Ok(Some(found));
             };
             let parent: Option<Token> = tokens::table
                 .find(id)

@@ -4,7 +4,7 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
 use crate::db::{now, DbConnection};
-use crate::error::{internal, not_found, AppResult};
+use crate::error::{not_found, AppResult};
 use crate::schema::tools;
 
 #[derive(Debug, Clone, Queryable, Selectable, Identifiable)]
@@ -40,20 +40,24 @@ impl ToolRow {
             .ok_or_else(|| not_found(format!("there is no tool named `{name}`")))
     }
 
-    /// Insert a new tool (call inside a write transaction). A concurrent insert
-    /// of the same normalized name fails with a unique violation.
+    /// Insert a new tool (call inside a write transaction) and return its
+    /// row as stored, in the same statement. A concurrent insert of the same
+    /// normalized name fails with a unique violation.
     pub fn create(conn: &mut DbConnection, name: &str) -> AppResult<ToolRow> {
         let at = now();
-        diesel::insert_into(tools::table)
-            .values((
-                tools::name.eq(name),
-                tools::normalized_name.eq(normalize(name)),
-                tools::created_at.eq(at),
-                tools::updated_at.eq(at),
-                tools::downloads.eq(0i64),
-            ))
-            .execute(conn)?;
-        ToolRow::by_name(conn, name)?.ok_or_else(|| internal("the new tool vanished"))
+        let normalized = normalize(name);
+        Ok(crate::on_backend!(conn, |c| diesel::insert_into(
+            tools::table
+        )
+        .values((
+            tools::name.eq(name),
+            tools::normalized_name.eq(&normalized),
+            tools::created_at.eq(at),
+            tools::updated_at.eq(at),
+            tools::downloads.eq(0i64),
+        ))
+        .returning(ToolRow::as_returning())
+        .get_result(c))?)
     }
 
     pub fn touch(conn: &mut DbConnection, id: i64) -> AppResult<()> {

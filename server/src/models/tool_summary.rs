@@ -181,8 +181,13 @@ fn build(
     listed: Option<&Listed>,
 ) -> AppResult<EncodableTool> {
     let owners = owner::list(conn, tool.id)?;
+    // `newest` is the first page of the versions: if it is not full, it
+    // is all of them and needs no count.
+    let versions_total = match i64::try_from(newest.len()) {
+        Ok(n) if n < TOOL_VERSIONS_LISTED => n,
+        _ => VersionRow::count(conn, tool.id)?,
+    };
     let versions = newest;
-    let versions_total = VersionRow::count(conn, tool.id)?;
     // A version whose texts are withheld lends the tool no listing fields.
     let manifest = listed
         .filter(|(v, _)| v.state().texts_shown())
@@ -430,11 +435,10 @@ pub fn fill_missing(conn: &mut DbConnection, after: i64, limit: i64) -> AppResul
 
 /// Take the tool row's lock (PostgreSQL holds it until commit) and read it.
 fn lock(conn: &mut DbConnection, tool_id: i64) -> AppResult<ToolRow> {
-    crate::on_backend!(conn, |c| diesel::update(tools::table.find(tool_id))
-        .set(tools::downloads.eq(tools::downloads))
-        .execute(c))?;
-    Ok(crate::on_backend!(conn, |c| tools::table
-        .find(tool_id)
-        .select(ToolRow::as_select())
-        .first(c))?)
+    Ok(crate::on_backend!(conn, |c| diesel::update(
+        tools::table.find(tool_id)
+    )
+    .set(tools::downloads.eq(tools::downloads))
+    .returning(ToolRow::as_returning())
+    .get_result(c))?)
 }

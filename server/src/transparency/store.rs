@@ -100,19 +100,25 @@ pub fn append(
             log_entries::created_at.eq(now()),
         ))
         .execute(conn)?;
-    // One row at a time: batch inserts don't go through diesel's MultiConnection.
-    for (index, hash) in &hashes {
-        let id = i64::try_from(index.id()).map_err(|_| internal("stored hash index overflow"))?;
-        let n = i64::try_from(index.n).map_err(|_| internal("stored hash index overflow"))?;
-        diesel::insert_into(log_hashes::table)
-            .values((
+    let rows = hashes
+        .iter()
+        .map(|(index, hash)| {
+            let id =
+                i64::try_from(index.id()).map_err(|_| internal("stored hash index overflow"))?;
+            let n = i64::try_from(index.n).map_err(|_| internal("stored hash index overflow"))?;
+            Ok((
                 log_hashes::id.eq(id),
                 log_hashes::level.eq(i32::from(index.level)),
                 log_hashes::n.eq(n),
                 log_hashes::hash.eq(hash.0.to_vec()),
             ))
-            .execute(conn)?;
-    }
+        })
+        .collect::<AppResult<Vec<_>>>()?;
+    // All of the record's hashes in one statement (a multi-row insert is
+    // built per backend: diesel's MultiConnection does not build one).
+    crate::on_backend!(conn, |c| diesel::insert_into(log_hashes::table)
+        .values(&rows)
+        .execute(c))?;
     Ok(idx)
 }
 
