@@ -114,10 +114,23 @@ impl BlobStore {
     /// Store a bundle under its digest. Idempotent: the same digest is the
     /// same bytes. An existing blob is written again on purpose, which
     /// refreshes its age so `gc` cannot collect it while this publish commits.
+    ///
+    /// Returns once the blob is durable, before the version that points at
+    /// it commits: an S3 `PUT` answers after the object is stored; a local
+    /// file (written to a temporary name and renamed) is flushed to the
+    /// disk with its directory entry (`fsync` of both), which the object
+    /// store's local files do not do themselves.
     pub async fn put_bundle(&self, sha256: &str, bytes: Bytes) -> AppResult<()> {
         self.store
             .put(&bundle_path(sha256), PutPayload::from(bytes))
             .await?;
+        if let Some(dir) = &self.local_bundles {
+            let (dir, file) = (dir.clone(), dir.join(sha256));
+            tokio::task::spawn_blocking(move || sync_file_and_entry(&file, &dir))
+                .await
+                .map_err(|e| internal(format!("the flush of blob {sha256} did not run: {e}")))?
+                .map_err(|e| internal(format!("cannot flush blob {sha256} to the disk: {e}")))?;
+        }
         Ok(())
     }
 
@@ -282,6 +295,13 @@ fn read_if_cached(path: &std::path::Path) -> std::io::Result<Option<Vec<u8>>> {
     }
     bytes.truncate(len);
     Ok(Some(bytes))
+}
+
+/// Flush a file just renamed into `dir`, and `dir` itself (which holds the
+/// new name), to the disk.
+fn sync_file_and_entry(file: &std::path::Path, dir: &std::path::Path) -> std::io::Result<()> {
+    std::fs::File::open(file)?.sync_data()?;
+    std::fs::File::open(dir)?.sync_all()
 }
 
 /// Without `RWF_NOWAIT`, every read goes to the blocking pool.

@@ -52,6 +52,12 @@ pub struct StoreOptions {
     /// `--db-connections` in all). Ignored on PostgreSQL.
     #[arg(long, env = "TOOLREG_SQLITE_CACHE_KIB", default_value_t = crate::db::DEFAULT_SQLITE_CACHE_KIB, value_parser = clap::value_parser!(u32).range(0..=1024 * 1024), global = true)]
     pub sqlite_cache_kib: u32,
+    /// When an SQLite commit returns: `full` after the write-ahead log is
+    /// flushed to the disk (an acknowledged write survives a power loss),
+    /// `normal` before (it survives a killed process only). Ignored on
+    /// PostgreSQL.
+    #[arg(long, env = "TOOLREG_SQLITE_SYNCHRONOUS", value_enum, default_value_t = crate::db::SqliteSync::Full, global = true)]
+    pub sqlite_synchronous: crate::db::SqliteSync,
 }
 
 impl StoreOptions {
@@ -76,6 +82,7 @@ impl StoreOptions {
         crate::db::DbOptions {
             connections: self.db_connections,
             sqlite_cache_kib: self.sqlite_cache_kib,
+            sqlite_synchronous: self.sqlite_synchronous,
         }
     }
 }

@@ -228,12 +228,12 @@ impl Metrics {
             ),
             (
                 "toolreg_group_commit_batches_total",
-                "PostgreSQL transactions run for grouped publishes (0 on SQLite).",
+                "Transactions run for grouped publishes.",
                 &grouped.batches,
             ),
             (
                 "toolreg_group_commit_writes_total",
-                "Publish transactions answered from a grouped transaction (0 on SQLite).",
+                "Publish transactions answered from a grouped transaction.",
                 &grouped.writes,
             ),
             (

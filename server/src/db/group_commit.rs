@@ -1,18 +1,20 @@
-//! Group commit on PostgreSQL: the transactions of concurrent publishes run
-//! one after another inside one database transaction, which commits once
-//! for all of them.
+//! Group commit: the transactions of concurrent publishes run one after
+//! another inside one database transaction, which commits once for all of
+//! them.
 //!
 //! # Why
 //!
-//! Every publish appends to the change log and to the transparency log, and
-//! each append takes a lock that is held until its transaction ends
-//! ([`Db::lock_change_log`], the log's append lock): the rows must commit
-//! in the order of their sequence numbers. On PostgreSQL a commit returns
-//! only after its WAL record is flushed to the disk (`fdatasync`, a few
-//! milliseconds on a virtual disk), and it flushes while still holding
-//! those locks. Publishes committed one at a time therefore cannot exceed
-//! one per disk flush, however many cores there are. In one transaction,
-//! a batch of publishes shares its one flush.
+//! A commit returns only after its write-ahead log is flushed to the disk
+//! (`fdatasync`, a few milliseconds on a virtual disk): PostgreSQL's
+//! default, and SQLite's with `--sqlite-synchronous full`, the default
+//! ([`super::SqliteSync`]). Publishes committed one at a time therefore
+//! cannot exceed one per disk flush, however many cores there are: on
+//! SQLite one writer commits at a time; on PostgreSQL every publish
+//! appends to the change log and to the transparency log, and each append
+//! takes a lock that is held until its transaction ends
+//! ([`Db::lock_change_log`], the log's append lock), because the rows must
+//! commit in the order of their sequence numbers. In one transaction, a
+//! batch of publishes shares its one flush.
 //!
 //! Durability is unchanged: a job is answered only after the transaction
 //! holding it has committed (or failed to), so an acknowledged publish is
@@ -21,14 +23,15 @@
 //! # How
 //!
 //! One thread (started by the first grouped write) takes every queued job,
-//! at most [`MAX_BATCH`], opens a transaction on a pooled connection and
-//! runs each job in a savepoint of its own: a job that fails is rolled back
-//! to its savepoint and answers its own error, the others go on. After the
-//! commit each job gets its answer; if the commit fails, every job of the
-//! batch gets that error. Jobs that arrive meanwhile wait for the next batch
-//! — which is what makes batches grow exactly when the disk is the limit.
+//! at most [`MAX_BATCH`], opens a transaction on a pooled connection (on
+//! SQLite after taking the write lock every writer queues on) and runs each
+//! job in a savepoint of its own: a job that fails is rolled back to its
+//! savepoint and answers its own error, the others go on. After the commit
+//! each job gets its answer; if the commit fails, every job of the batch
+//! gets that error. Jobs that arrive meanwhile wait for the next batch —
+//! which is what makes batches grow exactly when the disk is the limit.
 //!
-//! # Locks
+//! # Locks (PostgreSQL)
 //!
 //! Every write transaction takes its locks in one order (publisher, version
 //! and tool rows, change log, transparency log). A batch breaks it: after
@@ -40,16 +43,16 @@
 //! other reason, is rolled back to its savepoint and run again as the first
 //! job of the next batch, where it waits for its locks like a transaction
 //! of its own would and its answer is its own. The first job of a batch
-//! always completes, so every job is answered.
+//! always completes, so every job is answered. (SQLite has no row locks:
+//! the batch holds the one write lock, so a later job fails only for
+//! reasons of its own, and is run again first all the same.)
 //!
-//! On SQLite, [`Db::write_grouped`] is [`Db::write`]: a commit there does
-//! not wait for the disk (`synchronous = NORMAL` in WAL mode), and
-//! batching measured no faster (`bench/README.md`).
+//! [`Db::lock_change_log`]: super::Db::lock_change_log
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use diesel::connection::{Connection, SimpleConnection};
 use tokio::sync::oneshot;
@@ -67,8 +70,7 @@ pub const MAX_BATCH: usize = 64;
 /// is moved to the next batch (see the module's docs).
 pub const LATER_JOB_LOCK_TIMEOUT: &str = "100ms";
 
-/// What the group-commit thread has done, shown at `/metrics` (all zero on
-/// SQLite, where writes are not grouped).
+/// What the group-commit thread has done, shown at `/metrics`.
 #[derive(Debug, Default)]
 pub struct GroupCommitCounts {
     /// Transactions run for grouped writes.
@@ -143,11 +145,17 @@ pub(super) struct GroupCommit {
 impl GroupCommit {
     /// Start the committing thread. It ends when the last [`GroupCommit`]
     /// handle (the queue's sender) is dropped.
-    pub(super) fn start(pool: DbPool, counts: Arc<GroupCommitCounts>) -> AppResult<GroupCommit> {
+    /// `write_lock`: the lock every SQLite write transaction takes first
+    /// (`None` on PostgreSQL).
+    pub(super) fn start(
+        pool: DbPool,
+        write_lock: Option<Arc<Mutex<()>>>,
+        counts: Arc<GroupCommitCounts>,
+    ) -> AppResult<GroupCommit> {
         let (jobs, queue) = mpsc::channel();
         std::thread::Builder::new()
             .name("group-commit".into())
-            .spawn(move || commit_batches(&pool, &queue, &counts))
+            .spawn(move || commit_batches(&pool, write_lock.as_deref(), &queue, &counts))
             .map_err(|e| internal(format!("cannot start the group-commit thread: {e}")))?;
         Ok(GroupCommit { jobs })
     }
@@ -175,7 +183,12 @@ impl GroupCommit {
 
 /// The committing thread's loop: one batch per transaction until the queue
 /// closes.
-fn commit_batches(pool: &DbPool, queue: &Receiver<Box<dyn Job>>, counts: &GroupCommitCounts) {
+fn commit_batches(
+    pool: &DbPool,
+    write_lock: Option<&Mutex<()>>,
+    queue: &Receiver<Box<dyn Job>>,
+    counts: &GroupCommitCounts,
+) {
     // Jobs to run again, first, in the next batch.
     let mut again: VecDeque<Box<dyn Job>> = VecDeque::new();
     loop {
@@ -196,7 +209,7 @@ fn commit_batches(pool: &DbPool, queue: &Receiver<Box<dyn Job>>, counts: &GroupC
         // connection is discarded by the pool (it was in use while the
         // thread panicked), and the transaction never commits.
         let commit = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_batch(pool, &mut batch, &mut done, &mut again)
+            run_batch(pool, write_lock, &mut batch, &mut done, &mut again)
         }));
         let Ok(commit) = commit else {
             tracing::error!(size, "a grouped write panicked; its batch was rolled back");
@@ -224,17 +237,25 @@ fn commit_batches(pool: &DbPool, queue: &Receiver<Box<dyn Job>>, counts: &GroupC
 /// into `done`, jobs to run again into `again`.
 fn run_batch(
     pool: &DbPool,
+    write_lock: Option<&Mutex<()>>,
     batch: &mut Vec<Box<dyn Job>>,
     done: &mut Vec<Box<dyn Job>>,
     again: &mut VecDeque<Box<dyn Job>>,
 ) -> AppResult<()> {
+    // The lock first, then the connection, as `Db::write_blocking` takes them.
+    let _guard = write_lock
+        .map(|lock| {
+            lock.lock()
+                .map_err(|_| internal("the database write lock is poisoned"))
+        })
+        .transpose()?;
     let mut conn = pool.get()?;
     conn.transaction::<(), AppError, _>(|conn| {
         // Taken one at a time from the front, so that jobs not reached when
         // something fails stay in `batch` and are answered with the error.
         let mut ran = 0;
         while !batch.is_empty() {
-            if ran == 1 {
+            if ran == 1 && matches!(conn, DbConnection::Postgresql(_)) {
                 conn.batch_execute(&format!(
                     "SET LOCAL lock_timeout = '{LATER_JOB_LOCK_TIMEOUT}'"
                 ))?;

@@ -186,8 +186,8 @@ impl ManageConnection for Manager {
 }
 
 /// Sets the SQLite pragmas on every new connection: WAL (readers never block
-/// the writer), NORMAL sync (durable against a killed process), a busy
-/// timeout instead of immediate SQLITE_BUSY, enforced foreign keys, and a
+/// the writer), the sync level of `--sqlite-synchronous` ([`SqliteSync`]), a
+/// busy timeout instead of immediate SQLITE_BUSY, enforced foreign keys, and a
 /// 512 KiB page cache per connection (SQLite's default of 2 MiB times the
 /// pool's 8 connections would hold a private copy of a small database eight
 /// times over; the operating system's page cache serves the rest). Each
@@ -199,15 +199,17 @@ impl ManageConnection for Manager {
 #[derive(Debug)]
 struct SqlitePragmas {
     cache_kib: u32,
+    synchronous: SqliteSync,
 }
 
 impl CustomizeConnection<PoolConnection, diesel::r2d2::Error> for SqlitePragmas {
     fn on_acquire(&self, conn: &mut PoolConnection) -> Result<(), diesel::r2d2::Error> {
         if let DbConnection::Sqlite(c) = &mut conn.conn {
             c.batch_execute(&format!(
-                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+                "PRAGMA journal_mode = WAL; PRAGMA synchronous = {}; \
                  PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON; \
                  PRAGMA cache_size = -{};",
+                self.synchronous.pragma(),
                 self.cache_kib
             ))
             .map_err(diesel::r2d2::Error::QueryError)?;
@@ -274,14 +276,46 @@ pub const MAX_IN_LIST: usize = 500;
 /// The default of `--sqlite-cache-kib`: SQLite's page cache per connection.
 pub const DEFAULT_SQLITE_CACHE_KIB: u32 = 512;
 
+/// When an SQLite commit returns (`--sqlite-synchronous`).
+///
+/// In WAL mode SQLite appends each commit to the write-ahead log. With
+/// `full` the commit returns only after the log is flushed to the disk
+/// (`fdatasync`), so an acknowledged write survives a power loss or a
+/// crash of the operating system, as a PostgreSQL commit does. With
+/// `normal` it returns once the log is written to the operating system:
+/// that survives a killed process, but the last commits before a power
+/// loss can be rolled back. Publishes share their flushes either way
+/// (group commit: [`Db::write_grouped`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum SqliteSync {
+    /// Flush the log on every commit (durable).
+    #[default]
+    Full,
+    /// Flush the log only at checkpoints (survives a killed process, not a
+    /// power loss).
+    Normal,
+}
+
+impl SqliteSync {
+    /// The value of SQLite's `PRAGMA synchronous`.
+    pub fn pragma(self) -> &'static str {
+        match self {
+            SqliteSync::Full => "FULL",
+            SqliteSync::Normal => "NORMAL",
+        }
+    }
+}
+
 /// The bounds of the connection pool (`--db-connections`,
-/// `--sqlite-cache-kib`).
+/// `--sqlite-cache-kib`) and SQLite's sync level (`--sqlite-synchronous`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DbOptions {
     /// Most open connections; `None`: [`Backend::default_connections`].
     pub connections: Option<u32>,
     /// SQLite's page cache per connection, in KiB.
     pub sqlite_cache_kib: u32,
+    /// When an SQLite commit returns.
+    pub sqlite_synchronous: SqliteSync,
 }
 
 impl Default for DbOptions {
@@ -289,6 +323,7 @@ impl Default for DbOptions {
         DbOptions {
             connections: None,
             sqlite_cache_kib: DEFAULT_SQLITE_CACHE_KIB,
+            sqlite_synchronous: SqliteSync::default(),
         }
     }
 }
@@ -302,8 +337,8 @@ pub struct Db {
     /// transaction means writers queue here instead of failing with SQLITE_BUSY
     /// when a deferred transaction tries to upgrade to a write lock.
     write_lock: Arc<Mutex<()>>,
-    /// The group-commit thread of [`Db::write_grouped`] on PostgreSQL,
-    /// started by the first grouped write (`None` if it could not start:
+    /// The group-commit thread of [`Db::write_grouped`], started by the
+    /// first grouped write (`None` if it could not start:
     /// grouped writes then run as plain ones).
     group_commit: Arc<OnceLock<Option<group_commit::GroupCommit>>>,
     group_commit_counts: Arc<GroupCommitCounts>,
@@ -363,6 +398,7 @@ impl Db {
             .test_on_check_out(backend == Backend::Postgres)
             .connection_customizer(Box::new(SqlitePragmas {
                 cache_kib: options.sqlite_cache_kib,
+                synchronous: options.sqlite_synchronous,
             }))
             .build(manager)
             .map_err(|e| internal(format!("cannot connect to the database: {e}")))?;
@@ -469,29 +505,30 @@ impl Db {
     }
 
     /// [`Db::write`] for a write that may share its transaction, and so its
-    /// commit, with other grouped writes (publish). On PostgreSQL it runs in
-    /// its own savepoint of a batch's transaction on the group-commit
-    /// thread and is answered after that transaction commits
-    /// ([`group_commit`] says why and how); `f` may be run a second time,
-    /// in a later batch, after its first run was rolled back. On SQLite it
-    /// is [`Db::write`].
+    /// commit, with other grouped writes (publish). It runs in its own
+    /// savepoint of a batch's transaction on the group-commit thread and is
+    /// answered after that transaction commits ([`group_commit`] says why
+    /// and how); `f` may be run a second time, in a later batch, after its
+    /// first run was rolled back.
     pub async fn write_grouped<T, F>(&self, f: F) -> AppResult<T>
     where
         T: Send + 'static,
         F: FnMut(&mut DbConnection) -> AppResult<T> + Send + 'static,
     {
-        if self.backend == Backend::Postgres {
-            let group = self.group_commit.get_or_init(|| {
-                group_commit::GroupCommit::start(
-                    self.pool.clone(),
-                    self.group_commit_counts.clone(),
-                )
-                .map_err(|e| tracing::error!("{e}; publishes commit one at a time"))
-                .ok()
-            });
-            if let Some(group) = group {
-                return group.write(f).await;
-            }
+        let group = self.group_commit.get_or_init(|| {
+            // On SQLite the batch is one write transaction like any other:
+            // it queues on the write lock.
+            let write_lock = (self.backend == Backend::Sqlite).then(|| self.write_lock.clone());
+            group_commit::GroupCommit::start(
+                self.pool.clone(),
+                write_lock,
+                self.group_commit_counts.clone(),
+            )
+            .map_err(|e| tracing::error!("{e}; publishes commit one at a time"))
+            .ok()
+        });
+        if let Some(group) = group {
+            return group.write(f).await;
         }
         self.write(f).await
     }
