@@ -250,7 +250,7 @@ fn run_batch(
         })
         .transpose()?;
     let mut conn = pool.get()?;
-    conn.transaction::<(), AppError, _>(|conn| {
+    super::write_transaction(&mut conn, |conn| {
         // Taken one at a time from the front, so that jobs not reached when
         // something fails stay in `batch` and are answered with the error.
         let mut ran = 0;

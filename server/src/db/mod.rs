@@ -555,7 +555,7 @@ impl Db {
             Backend::Postgres => None,
         };
         let mut conn = self.conn()?;
-        conn.transaction::<T, AppError, _>(|conn| f(conn))
+        write_transaction(&mut conn, f)
     }
 
     /// Ensure commits of change-log rows happen in `seq` order on PostgreSQL,
@@ -567,6 +567,46 @@ impl Db {
             c.batch_execute("SELECT pg_advisory_xact_lock(7370001)")?;
         }
         Ok(())
+    }
+}
+
+/// Run `f` in a write transaction; commit if it succeeds, roll back if not.
+///
+/// On SQLite the transaction begins with `BEGIN IMMEDIATE`, which takes the
+/// database's write lock at once, waiting for it up to the busy timeout.
+/// A plain `BEGIN` takes it only at the first write: if the transaction
+/// read first and another process (an `admin` subcommand beside the
+/// server, or the server beside it) committed in between, SQLite cannot
+/// upgrade the stale read to a write and fails at once with "database is
+/// locked", without waiting. (The server's own writers already queue on
+/// one lock in the process.)
+pub(crate) fn write_transaction<T>(
+    conn: &mut DbConnection,
+    f: impl FnOnce(&mut DbConnection) -> AppResult<T>,
+) -> AppResult<T> {
+    use diesel::connection::{AnsiTransactionManager, TransactionManager};
+    let DbConnection::Sqlite(c) = conn else {
+        return conn.transaction::<T, AppError, _>(f);
+    };
+    AnsiTransactionManager::begin_transaction_sql(c, "BEGIN IMMEDIATE")?;
+    let result = f(conn);
+    let DbConnection::Sqlite(c) = conn else {
+        return Err(internal("the SQLite connection changed its backend"));
+    };
+    match result {
+        Ok(value) => match AnsiTransactionManager::commit_transaction(c) {
+            Ok(()) => Ok(value),
+            Err(e) => {
+                let _ = AnsiTransactionManager::rollback_transaction(c);
+                Err(e.into())
+            }
+        },
+        Err(e) => {
+            // The work's own error is the answer; a failed rollback leaves
+            // the connection marked broken, and the pool drops it.
+            let _ = AnsiTransactionManager::rollback_transaction(c);
+            Err(e)
+        }
     }
 }
 
