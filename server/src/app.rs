@@ -14,7 +14,7 @@ use utoipa_actix_web::AppExt;
 use crate::blobs::BlobStore;
 use crate::controllers;
 use crate::db::Db;
-use crate::downloads::DownloadCounter;
+use crate::downloads::{self, DownloadCounter};
 use crate::error::{json_error_handler, path_error_handler, query_error_handler};
 use crate::metrics::Metrics;
 
@@ -215,12 +215,19 @@ pub fn server(
     Ok(server.run())
 }
 
-/// Flush buffered download counts about once a second until the process ends.
+/// Flush buffered download counts until the process ends: about once a
+/// second, or, while more than [`downloads::BUSY_VERSIONS`] versions wait
+/// to be counted, every [`downloads::BUSY_INTERVAL`] (see there why).
 pub fn spawn_download_flusher(state: web::Data<AppState>) {
     actix_web::rt::spawn(async move {
         let mut tick = actix_web::rt::time::interval(Duration::from_secs(1));
+        let mut last = std::time::Instant::now();
         loop {
             tick.tick().await;
+            if !downloads::flush_due(state.downloads.pending_versions(), last.elapsed()) {
+                continue;
+            }
+            last = std::time::Instant::now();
             match state.downloads.flush(&state.db).await {
                 Ok(counted) => {
                     for (tool, version) in &counted {
