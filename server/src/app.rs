@@ -228,13 +228,13 @@ pub fn spawn_download_flusher(state: web::Data<AppState>) {
                 continue;
             }
             last = std::time::Instant::now();
-            match state.downloads.flush(&state.db).await {
-                Ok(counted) => {
-                    for (tool, version) in &counted {
-                        state.cache.invalidate_counts(tool, version);
-                    }
-                }
-                Err(e) => tracing::warn!(error = %e, "could not write download counts"),
+            let mut counted = Vec::new();
+            let flushed = state.downloads.flush(&state.db, &mut counted).await;
+            for (tool, version) in &counted {
+                state.cache.invalidate_counts(tool, version);
+            }
+            if let Err(e) = flushed {
+                tracing::warn!(error = %e, "could not write download counts");
             }
         }
     });

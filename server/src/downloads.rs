@@ -66,19 +66,19 @@ impl DownloadCounter {
     /// Write the pending counts — the versions' and tools' rows, a few
     /// hundred rows per statement ([`batch_update`]), and the tools' stored
     /// summaries ([`tool_summary::add_downloads`]) — in transactions of at
-    /// most about [`FLUSH_CHUNK`] versions, and return the (tool name,
-    /// version) pairs whose counts changed, so cached answers showing the
-    /// counts can be dropped. A tool's versions are written in one
+    /// most about [`FLUSH_CHUNK`] versions, and add to `counted` the (tool
+    /// name, version) pairs whose counts changed, as each transaction
+    /// commits, so cached answers showing the counts can be dropped (also
+    /// when a later transaction fails). A tool's versions are written in one
     /// transaction, with its row and its summary. On failure the counts not
     /// written are put back.
-    pub async fn flush(&self, db: &Db) -> AppResult<Vec<(String, String)>> {
+    pub async fn flush(&self, db: &Db, counted: &mut Vec<(String, String)>) -> AppResult<()> {
         let pending = self.take();
         if pending.is_empty() {
-            return Ok(Vec::new());
+            return Ok(());
         }
         let started = std::time::Instant::now();
         let versions = pending.len();
-        let mut counted = Vec::with_capacity(versions);
         let mut chunks = chunks_by_tool(pending).into_iter();
         while let Some(chunk) = chunks.next() {
             let batch = chunk.clone();
@@ -101,7 +101,7 @@ impl DownloadCounter {
             ms = started.elapsed().as_millis() as u64,
             "download counts written"
         );
-        Ok(counted)
+        Ok(())
     }
 }
 

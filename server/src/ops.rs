@@ -171,7 +171,7 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     app::spawn_change_follower(state.clone());
     app::spawn_summary_filler(state.clone());
     let result = server.await;
-    if let Err(e) = state.downloads.flush(&state.db).await {
+    if let Err(e) = state.downloads.flush(&state.db, &mut Vec::new()).await {
         tracing::warn!(error = %e, "could not write the last download counts");
     }
     tracing::info!("toolreg-server stopped");
