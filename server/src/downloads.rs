@@ -7,7 +7,7 @@
 //! summary, and the database writes whole pages: with downloads spread
 //! over a large registry, nearly every row of a flush sits on a page of
 //! its own, so one second's flush rewrites tens of thousands of pages
-//! (~10 KB written per 2 KB bundle served at 100,000 tools), and waiting
+//! (~9 KB written per 2 KB bundle served at 100,000 tools), and waiting
 //! longer lets one write of a page carry many more of its rows' counts.
 //! The counts shown then lag by up to that interval, and a killed process
 //! loses that many seconds of counts instead of one.
@@ -108,7 +108,7 @@ impl DownloadCounter {
 /// Most versions whose counts one flush transaction writes (a tool's
 /// versions are never split, so a chunk may hold a few more). The flush
 /// holds the database's write lock for a transaction at a time: on SQLite,
-/// a publish waits for at most one chunk (~0.2 s of writing at 100,000
+/// a publish waits for at most one chunk (~0.15 s of writing at 100,000
 /// tools on the 2-core benchmark machine), not for the whole flush.
 pub const FLUSH_CHUNK: usize = 5_000;
 
