@@ -110,20 +110,23 @@ impl DownloadCounter {
 /// holds the database's write lock for a transaction at a time: on SQLite,
 /// a publish waits for at most one chunk (~0.15 s of writing at 100,000
 /// tools on the 2-core benchmark machine), not for the whole flush.
-pub const FLUSH_CHUNK: usize = 5_000;
+const FLUSH_CHUNK: usize = 5_000;
+
+/// One version's pending count: (version id, (tool id, count)).
+type Pending = (i64, (i64, i64));
 
 /// The pending counts in ascending tool id order, cut into chunks of about
 /// [`FLUSH_CHUNK`] versions between tools. In that order a chunk's rows sit
 /// on neighbouring pages of the tools' and summaries' tables.
-fn chunks_by_tool(pending: HashMap<i64, (i64, i64)>) -> Vec<Vec<(i64, (i64, i64))>> {
-    let mut all: Vec<(i64, (i64, i64))> = pending.into_iter().collect();
+fn chunks_by_tool(pending: HashMap<i64, (i64, i64)>) -> Vec<Vec<Pending>> {
+    let mut all: Vec<Pending> = pending.into_iter().collect();
     all.sort_unstable_by_key(|(version_id, (tool_id, _))| (*tool_id, *version_id));
-    let mut chunks: Vec<Vec<(i64, (i64, i64))>> = Vec::new();
+    let mut chunks: Vec<Vec<Pending>> = Vec::new();
     let mut chunk = Vec::new();
     for entry in all {
         let new_tool = chunk
             .last()
-            .is_none_or(|(_, (tool, _)): &(i64, (i64, i64))| *tool != entry.1 .0);
+            .is_none_or(|(_, (tool, _)): &Pending| *tool != entry.1 .0);
         if chunk.len() >= FLUSH_CHUNK && new_tool {
             chunks.push(std::mem::take(&mut chunk));
         }
@@ -137,10 +140,7 @@ fn chunks_by_tool(pending: HashMap<i64, (i64, i64)>) -> Vec<Vec<(i64, (i64, i64)
 
 /// One flush transaction: add `batch`'s counts (version id → (tool id,
 /// count)) to the versions' and tools' rows and the tools' summaries.
-fn write_counts(
-    conn: &mut DbConnection,
-    batch: &[(i64, (i64, i64))],
-) -> AppResult<Vec<(String, String)>> {
+fn write_counts(conn: &mut DbConnection, batch: &[Pending]) -> AppResult<Vec<(String, String)>> {
     let mut version_rows: Vec<(i64, Value<'_>)> = batch
         .iter()
         .map(|(id, (_, n))| (*id, Value::Int(*n)))
