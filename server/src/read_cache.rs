@@ -2,8 +2,8 @@
 //! a repeated `GET /api/v1/tools/{name}`, `GET /api/v1/tools/{name}/{version}`
 //! or bundle download costs a map lookup instead of a database round trip.
 //!
-//! What is kept, each bounded by bytes (least recently and frequently used
-//! entries go first):
+//! What is kept, each bounded by bytes (a new entry that is not read again
+//! goes first; an entry read since the last eviction sweep stays):
 //! - **tool answers**: the JSON body of the tool summary, by normalized name;
 //! - **version answers**: the JSON body of one version, by normalized name
 //!   and version key (build metadata ignored, as the lookup does);
@@ -34,12 +34,14 @@
 //! removes its entry again if the epoch moved meanwhile. Either the reader's
 //! check sees the bump, or its insert came before the writer's removal.
 
+use std::hash::Hash;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use moka::sync::Cache;
+use quick_cache::sync::Cache;
+use quick_cache::{Equivalent, Weighter};
 
 use crate::models::version::HasState;
 
@@ -115,25 +117,105 @@ impl CacheSizes {
     }
 }
 
+/// A value and when it was put in the cache.
+#[derive(Clone)]
+struct Stamped<V> {
+    at: Instant,
+    value: V,
+}
+
+/// Weighs an entry in bytes: its key and value plus a rough overhead.
+struct ByteWeight<K, V>(fn(&K, &V) -> usize);
+
+impl<K, V> Clone for ByteWeight<K, V> {
+    fn clone(&self) -> Self {
+        ByteWeight(self.0)
+    }
+}
+
+impl<K, V> Weighter<K, Stamped<V>> for ByteWeight<K, V> {
+    fn weight(&self, key: &K, value: &Stamped<V>) -> u64 {
+        u64::try_from((self.0)(key, &value.value)).unwrap_or(u64::MAX)
+    }
+}
+
+/// One part of the read cache: entries bounded by their summed weight in
+/// bytes, each served for at most its time to live ([`TIME_TO_LIVE`]) after
+/// it was put in.
+///
+/// quick_cache keeps each shard's entries in a slab under a lock, with
+/// CLOCK-style eviction (S3-FIFO): a hit takes the shard's read lock and
+/// sets a bit, and an insert into a full shard evicts in place. When most
+/// reads miss (a registry much larger than the cache, read at random),
+/// every miss is an insert and an eviction, and this stays cheap; moka,
+/// used before, rehashed its lock-free table again and again as evictions
+/// left tombstones in it.
+struct Part<K, V> {
+    entries: Cache<K, Stamped<V>, ByteWeight<K, V>>,
+    ttl: Duration,
+}
+
+impl<K: Eq + Hash + Clone, V: Clone> Part<K, V> {
+    /// `capacity` bytes of entries weighed by `weigh`, of `typical` bytes
+    /// each (to size the hash tables), served for `ttl`.
+    fn new(capacity: u64, typical: u64, ttl: Duration, weigh: fn(&K, &V) -> usize) -> Part<K, V> {
+        let items = usize::try_from(capacity / typical.max(1)).unwrap_or(usize::MAX);
+        Part {
+            entries: Cache::with_weighter(items.max(16), capacity, ByteWeight(weigh)),
+            ttl,
+        }
+    }
+
+    fn get<Q: Hash + Equivalent<K> + ?Sized>(&self, key: &Q) -> Option<V> {
+        self.entries
+            .get(key)
+            .filter(|e| e.at.elapsed() < self.ttl)
+            .map(|e| e.value)
+    }
+
+    fn insert(&self, key: K, value: V) {
+        let at = Instant::now();
+        self.entries.insert(key, Stamped { at, value });
+    }
+
+    fn remove<Q: Hash + Equivalent<K> + ?Sized>(&self, key: &Q) {
+        self.entries.remove(key);
+    }
+
+    fn clear(&self) {
+        self.entries.clear();
+    }
+
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The summed weight of the entries, in bytes.
+    #[cfg(test)]
+    fn weight(&self) -> u64 {
+        self.entries.weight()
+    }
+}
+
 /// The cache shared by all workers of one server process.
 pub struct ReadCache {
     enabled: bool,
     epoch: AtomicU64,
     /// The newest change-log sequence number applied (-1: not following).
     followed: AtomicI64,
-    tools: Cache<String, Bytes>,
-    versions: Cache<VersionKey, Bytes>,
-    downloads: Cache<VersionKey, Arc<DownloadTarget>>,
-    bundles: Cache<String, Bytes>,
+    tools: Part<String, Bytes>,
+    versions: Part<VersionKey, Bytes>,
+    downloads: Part<VersionKey, Arc<DownloadTarget>>,
+    bundles: Part<String, Bytes>,
 }
 
 impl std::fmt::Debug for ReadCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ReadCache")
             .field("enabled", &self.enabled)
-            .field("tools", &self.tools.entry_count())
-            .field("versions", &self.versions.entry_count())
-            .field("bundles", &self.bundles.entry_count())
+            .field("tools", &self.tools.len())
+            .field("versions", &self.versions.len())
+            .field("bundles", &self.bundles.len())
             .finish()
     }
 }
@@ -147,22 +229,6 @@ impl Default for ReadCache {
 /// The default memory budget, in MiB (`--cache-mib`).
 pub const DEFAULT_MIB: u64 = 32;
 
-fn weighted<K, V>(capacity: u64, weigh: fn(&K, &V) -> u32) -> Cache<K, V>
-where
-    K: std::hash::Hash + Eq + Send + Sync + 'static,
-    V: Clone + Send + Sync + 'static,
-{
-    Cache::builder()
-        .max_capacity(capacity)
-        .weigher(weigh)
-        .time_to_live(TIME_TO_LIVE)
-        .build()
-}
-
-fn weight(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
 impl ReadCache {
     pub fn new(sizes: CacheSizes) -> ReadCache {
         // The answer budget is shared equally by the three answer caches;
@@ -172,25 +238,35 @@ impl ReadCache {
             enabled: sizes.answers > 0 || sizes.bundles > 0,
             epoch: AtomicU64::new(0),
             followed: AtomicI64::new(-1),
-            tools: weighted(answers, |k: &String, v: &Bytes| {
-                weight(k.len() + v.len() + 64)
+            tools: Part::new(answers, 1024, TIME_TO_LIVE, |k: &String, v: &Bytes| {
+                k.len() + v.len() + 64
             }),
-            versions: weighted(answers, |k: &VersionKey, v: &Bytes| {
-                weight(k.0.len() + k.1.len() + v.len() + 64)
+            versions: Part::new(answers, 1024, TIME_TO_LIVE, |k: &VersionKey, v: &Bytes| {
+                k.0.len() + k.1.len() + v.len() + 64
             }),
-            downloads: weighted(answers, |k: &VersionKey, v: &Arc<DownloadTarget>| {
-                weight(
+            downloads: Part::new(
+                answers,
+                256,
+                TIME_TO_LIVE,
+                |k: &VersionKey, v: &Arc<DownloadTarget>| {
                     k.0.len()
                         + k.1.len()
                         + v.version.len()
                         + v.sha256.len()
                         + v.state.reason_len()
-                        + 128,
-                )
-            }),
-            bundles: weighted(sizes.bundles, |k: &String, v: &Bytes| {
-                weight(k.len() + v.len() + 64)
-            }),
+                        + 128
+                },
+            ),
+            // quick_cache splits a budget into shards of at least 32 typical
+            // entries, and an entry must fit in its shard: typical bundles
+            // of 32 KiB let the largest kept bundle (256 KiB) into a shard
+            // of any budget (the least is 1 MiB: `--cache-mib 1`).
+            bundles: Part::new(
+                sizes.bundles,
+                MAX_CACHED_BUNDLE as u64 / 8,
+                TIME_TO_LIVE,
+                |k: &String, v: &Bytes| k.len() + v.len() + 64,
+            ),
         }
     }
 
@@ -201,13 +277,9 @@ impl ReadCache {
 
     /// Undo a fill made from a read that started at `epoch`, if anything
     /// was invalidated since.
-    fn settle<K, V>(&self, cache: &Cache<K, V>, key: &K, epoch: u64)
-    where
-        K: std::hash::Hash + Eq + Send + Sync + 'static,
-        V: Clone + Send + Sync + 'static,
-    {
+    fn settle<K: Eq + Hash + Clone, V: Clone>(&self, part: &Part<K, V>, key: &K, epoch: u64) {
         if self.epoch.load(Ordering::SeqCst) != epoch {
-            cache.invalidate(key);
+            part.remove(key);
         }
     }
 
@@ -265,7 +337,7 @@ impl ReadCache {
     /// counts changed).
     pub fn invalidate_tool(&self, name: &str) {
         self.epoch.fetch_add(1, Ordering::SeqCst);
-        self.tools.invalidate(&tool_key(name));
+        self.tools.remove(&tool_key(name));
     }
 
     /// Forget the tool summary of `name` and everything about `version`.
@@ -281,11 +353,11 @@ impl ReadCache {
 
     fn forget(&self, name: &str, version: &str, download_target: bool) {
         self.epoch.fetch_add(1, Ordering::SeqCst);
-        self.tools.invalidate(&tool_key(name));
+        self.tools.remove(&tool_key(name));
         if let Some(key) = version_cache_key(name, version) {
-            self.versions.invalidate(&key);
+            self.versions.remove(&key);
             if download_target {
-                self.downloads.invalidate(&key);
+                self.downloads.remove(&key);
             }
         }
     }
@@ -294,9 +366,9 @@ impl ReadCache {
     /// owns). Bundles stay: their bytes cannot change.
     pub fn invalidate_answers(&self) {
         self.epoch.fetch_add(1, Ordering::SeqCst);
-        self.tools.invalidate_all();
-        self.versions.invalidate_all();
-        self.downloads.invalidate_all();
+        self.tools.clear();
+        self.versions.clear();
+        self.downloads.clear();
     }
 
     /// Apply change-log rows (`(tool name, version)`) read from the database.
@@ -385,13 +457,45 @@ mod tests {
 
     #[test]
     fn bundles_are_kept_by_digest_up_to_the_size_limit() {
+        for mib in [1, 2, DEFAULT_MIB] {
+            let cache = ReadCache::new(CacheSizes::from_mib(mib));
+            cache.put_bundle("aa", Bytes::from(vec![0u8; 10]));
+            cache.put_bundle("big", Bytes::from(vec![0u8; MAX_CACHED_BUNDLE]));
+            cache.put_bundle("bb", Bytes::from(vec![0u8; MAX_CACHED_BUNDLE + 1]));
+            assert!(cache.bundle("aa").is_some());
+            assert!(
+                cache.bundle("big").is_some(),
+                "{mib} MiB: the largest bundle is kept"
+            );
+            assert!(cache.bundle("bb").is_none());
+        }
         let cache = ReadCache::default();
         cache.put_bundle("aa", Bytes::from(vec![0u8; 10]));
-        cache.put_bundle("bb", Bytes::from(vec![0u8; MAX_CACHED_BUNDLE + 1]));
-        assert!(cache.bundle("aa").is_some());
-        assert!(cache.bundle("bb").is_none());
         cache.invalidate_answers();
         assert!(cache.bundle("aa").is_some(), "bundle bytes never go stale");
+    }
+
+    #[test]
+    fn a_part_stays_within_its_bytes_and_serves_an_entry_only_for_its_time_to_live() {
+        let part: Part<String, Bytes> =
+            Part::new(64 * 1024, 1024, Duration::from_millis(200), |k, v| {
+                k.len() + v.len() + 64
+            });
+        for i in 0..1000 {
+            part.insert(format!("tool-{i}"), Bytes::from(vec![b'x'; 1000]));
+            assert!(
+                part.weight() <= 64 * 1024,
+                "{} bytes after {i}",
+                part.weight()
+            );
+        }
+        assert!(part.len() > 20, "{} entries kept", part.len());
+        part.insert("fresh".into(), Bytes::from_static(b"{}"));
+        assert!(part.get("fresh").is_some());
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(part.get("fresh").is_none(), "served after its time to live");
+        part.insert("fresh".into(), Bytes::from_static(b"{}"));
+        assert!(part.get("fresh").is_some(), "a refill is served again");
     }
 
     #[test]
