@@ -155,7 +155,7 @@ struct Part<K, V> {
     ttl: Duration,
 }
 
-impl<K: Eq + Hash + Clone, V: Clone> Part<K, V> {
+impl<K: Eq + Hash, V: Clone> Part<K, V> {
     /// `capacity` bytes of entries weighed by `weigh`, of `typical` bytes
     /// each (to size the hash tables), served for `ttl`.
     fn new(capacity: u64, typical: u64, ttl: Duration, weigh: fn(&K, &V) -> usize) -> Part<K, V> {
@@ -277,7 +277,7 @@ impl ReadCache {
 
     /// Undo a fill made from a read that started at `epoch`, if anything
     /// was invalidated since.
-    fn settle<K: Eq + Hash + Clone, V: Clone>(&self, part: &Part<K, V>, key: &K, epoch: u64) {
+    fn settle<K: Eq + Hash, V: Clone>(&self, part: &Part<K, V>, key: &K, epoch: u64) {
         if self.epoch.load(Ordering::SeqCst) != epoch {
             part.remove(key);
         }
