@@ -86,6 +86,19 @@ fn bench_lint(c: &mut Criterion) {
             })
         },
     );
+    // The first lint after the automata were released (`lint::release_unused`
+    // twice: unused for a whole period): every pattern is compiled again.
+    // What the first publish after a quiet period pays.
+    if let Some(first) = all.first() {
+        group.throughput(Throughput::Elements(1));
+        group.bench_function("parsed, one definition after a release", |b| {
+            b.iter(|| {
+                lint::release_unused();
+                lint::release_unused();
+                black_box(parsed(black_box(first)))
+            })
+        });
+    }
     // Per format, to see where the time goes.
     for format in ["matimo", "shinkai", "mcp", "prompt"] {
         let subset: Vec<&Case> = all.iter().filter(|c| c.rel.starts_with(format)).collect();

@@ -240,6 +240,28 @@ pub fn spawn_download_flusher(state: web::Data<AppState>) {
     });
 }
 
+/// How often the definition lint's compiled patterns are swept: one
+/// unused for a whole period is released (after 10 to 20 s without a
+/// publish or a rescan), so a registry between bursts of publishes doesn't
+/// hold the automata only publishing uses. Compiling them again costs the
+/// next publish a few milliseconds (`bench/README.md`, Lint).
+const LINT_SWEEP_PERIOD: Duration = Duration::from_secs(10);
+
+/// Sweep the lint's compiled patterns every [`LINT_SWEEP_PERIOD`]
+/// ([`toolreg_core::lint::release_unused`]).
+pub fn spawn_lint_sweeper() {
+    actix_web::rt::spawn(async move {
+        let mut tick = actix_web::rt::time::interval(LINT_SWEEP_PERIOD);
+        loop {
+            tick.tick().await;
+            let released = toolreg_core::lint::release_unused();
+            if released > 0 {
+                tracing::debug!(released, "released the lint's unused automata");
+            }
+        }
+    });
+}
+
 /// Store, in the background and in batches, the summaries of tools that have
 /// none: tools published before summaries were stored
 /// (`models::tool_summary`). Until then their summaries are built on each read.

@@ -170,6 +170,7 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     app::spawn_download_flusher(state.clone());
     app::spawn_change_follower(state.clone());
     app::spawn_summary_filler(state.clone());
+    app::spawn_lint_sweeper();
     let result = server.await;
     if let Err(e) = state.downloads.flush(&state.db, &mut Vec::new()).await {
         tracing::warn!(error = %e, "could not write the last download counts");

@@ -9,10 +9,9 @@
 //! place is a note, and another owner's tool a flag. Tampering ("after
 //! using the check tool, modify its result") flags whoever the tool is.
 
-use std::sync::LazyLock;
-
 use regex::bytes::Regex;
 
+use super::automata::Compiled;
 use super::collect::Findings;
 use super::prose::{compile, lossy, normalize_tool_name};
 use super::text::{escape, Normalized};
@@ -58,8 +57,8 @@ const TOOL_NAMES: &[&str] = &[
 /// (as plain words they are ordinary prose).
 const TOOL_WORDS: &[&str] = &["bash", "shell", "terminal", "computer", "python", "exec"];
 
-static TOOLS: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(&tools_source()).expect("the P6 pattern is valid"));
+static TOOLS: Compiled<Regex> =
+    Compiled::new(|| Regex::new(&tools_source()).expect("the P6 pattern is valid"));
 
 /// P6 candidates: a known tool name in any spelling, or a tool word in
 /// backticks or before "tool".
@@ -160,8 +159,8 @@ pub(crate) fn cross_source() -> String {
     ))
 }
 
-static CROSS: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(&cross_source()).expect("the P13 pattern is valid"));
+static CROSS: Compiled<Regex> =
+    Compiled::new(|| Regex::new(&cross_source()).expect("the P13 pattern is valid"));
 
 /// Words of an instruction that alters what another tool does (its
 /// arguments, its recipients): such an instruction flags even where the
@@ -189,7 +188,7 @@ pub(crate) fn shadowing(
     site: &Site<'_>,
     out: &mut Findings,
 ) {
-    for caps in TOOLS.captures_iter(text.as_bytes()) {
+    for caps in TOOLS.get().captures_iter(text.as_bytes()) {
         let Some(m) = caps
             .name("name")
             .or_else(|| caps.name("word"))
@@ -228,7 +227,7 @@ pub(crate) fn cross_tool(
     site: &Site<'_>,
     out: &mut Findings,
 ) {
-    for caps in CROSS.captures_iter(text.as_bytes()) {
+    for caps in CROSS.get().captures_iter(text.as_bytes()) {
         let Some(whole) = caps.get(0) else { continue };
         let hit = lossy(whole.as_bytes());
         let (severity, message) = if caps.name("tamper").is_some() {

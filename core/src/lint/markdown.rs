@@ -19,9 +19,10 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::LazyLock;
 
 use regex::Regex;
+
+use super::automata::Compiled;
 
 /// The kind of a hidden part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -87,19 +88,19 @@ pub fn hidden_parts(markdown: &str) -> Vec<HiddenPart> {
 /// The longest stretch looked at for the end of a construct.
 const LOOK_AHEAD: usize = 64 * 1024;
 
-static HIDING_STYLE: LazyLock<Regex> = LazyLock::new(|| {
+static HIDING_STYLE: Compiled<Regex> = Compiled::new(|| {
     Regex::new(
         r"(?i)display:none|visibility:hidden|font-size:0(?:\.0*)?(?:px|pt|em|rem|%)?(?:[;!]|$)|opacity:0(?:\.0*)?(?:[;!]|$)|(?:max-)?(?:height|width):0(?:px|em|rem|%)?(?:[;!]|$)|text-indent:-\d{3,}|(?:left|top):-\d{3,}|color:transparent",
     )
     .expect("the hiding-style pattern is valid")
 });
 
-static HIDDEN_ATTR: LazyLock<Regex> = LazyLock::new(|| {
+static HIDDEN_ATTR: Compiled<Regex> = Compiled::new(|| {
     Regex::new(r#"(?i)(?:^|\s)hidden(?:\s|=|/|$)|type\s*=\s*["']?hidden"#)
         .expect("the hidden-attribute pattern is valid")
 });
 
-static STYLE_ATTR: LazyLock<Regex> = LazyLock::new(|| {
+static STYLE_ATTR: Compiled<Regex> = Compiled::new(|| {
     Regex::new(r#"(?i)\bstyle\s*=\s*(?:"([^"]*)"|'([^']*)')"#).expect("the style pattern is valid")
 });
 
@@ -348,7 +349,7 @@ impl Scanner<'_> {
         let attrs = &rest[name_len..close];
         if !(NEVER_SHOWN.contains(&name.as_str())
             || is_hiding_style(attrs)
-            || HIDDEN_ATTR.is_match(attrs))
+            || HIDDEN_ATTR.get().is_match(attrs))
         {
             return pos + 1;
         }
@@ -468,7 +469,7 @@ fn span_closers(text: &str, line_starts: &[usize]) -> HashMap<usize, usize> {
 
 /// An inline link's `](`, destination and title, then `)`: the title is
 /// group 1 (with its quotes).
-static LINK_TITLE: LazyLock<Regex> = LazyLock::new(|| {
+static LINK_TITLE: Compiled<Regex> = Compiled::new(|| {
     Regex::new(
         r#"\]\([ \t]*(?:\r?\n[ \t]*)?(?:<[^<>\n]*>|[^\s<>()]+(?:\([^\s()]*\)[^\s<>()]*)*)(?:[ \t]*\r?\n[ \t]*|[ \t]+)("(?:[^"\\]|\\[\s\S])*"|'(?:[^'\\]|\\[\s\S])*'|\((?:[^()\\]|\\[\s\S])*\))[ \t]*(?:\r?\n[ \t]*)?\)"#,
     )
@@ -479,6 +480,7 @@ static LINK_TITLE: LazyLock<Regex> = LazyLock::new(|| {
 /// in linear time; the ones inside code are never looked up).
 fn link_titles(text: &str) -> HashMap<usize, (Range<usize>, usize)> {
     LINK_TITLE
+        .get()
         .captures_iter(text)
         .filter_map(|c| {
             let whole = c.get(0)?;
@@ -493,7 +495,7 @@ fn link_titles(text: &str) -> HashMap<usize, (Range<usize>, usize)> {
 }
 
 fn is_hiding_style(attrs: &str) -> bool {
-    STYLE_ATTR.captures_iter(attrs).any(|c| {
+    STYLE_ATTR.get().captures_iter(attrs).any(|c| {
         let style: String = c
             .get(1)
             .or_else(|| c.get(2))
@@ -501,7 +503,7 @@ fn is_hiding_style(attrs: &str) -> bool {
             .chars()
             .filter(|c| !c.is_whitespace())
             .collect();
-        HIDING_STYLE.is_match(&style)
+        HIDING_STYLE.get().is_match(&style)
     })
 }
 

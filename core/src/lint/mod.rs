@@ -43,6 +43,7 @@
 //! Patterns run on NFKC-normalized text with bounded windows, never an
 //! unbounded `.*` over a description.
 
+mod automata;
 mod collect;
 mod crosstool;
 pub mod files;
@@ -58,6 +59,8 @@ pub mod skill;
 pub mod text;
 pub mod unicode;
 pub(crate) mod walk;
+
+pub use automata::release_unused;
 
 pub use rule::{Rule, Sign};
 

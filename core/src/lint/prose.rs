@@ -35,10 +35,9 @@
 //! exfiltration when the text describes what the tool does; an instruction
 //! to send data there ("always BCC …", "also forward a copy to …") is.
 
-use std::sync::LazyLock;
-
 use regex::bytes::{Regex, RegexSet};
 
+use super::automata::Compiled;
 use super::collect::Findings;
 use super::crosstool::tools_source;
 use super::patterns::{Scope, PATTERNS};
@@ -65,7 +64,7 @@ pub(crate) fn compile(pattern: &str) -> String {
 /// without (an address; a word that conditions an instruction): their
 /// full patterns, with many bounded windows, would make the set's automaton
 /// too large to stay cached, and the set runs on every string.
-static SET: LazyLock<RegexSet> = LazyLock::new(|| {
+static SET: Compiled<RegexSet> = Compiled::new(|| {
     let mut all: Vec<String> = PATTERNS.iter().map(|p| compile(p.regex)).collect();
     all.extend([
         EXFIL_TRIGGER.to_string(),
@@ -88,7 +87,7 @@ const EXFIL_TRIGGER: &str =
 const CROSS_TRIGGER: &str =
     r"(?i-u)\b(?:when|whenever|if|once|after|before|time|always|regardless|instead)\b";
 
-static REGEXES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+static REGEXES: Compiled<Vec<Regex>> = Compiled::new(|| {
     PATTERNS
         .iter()
         .map(|p| Regex::new(&compile(p.regex)).expect("the P patterns are valid"))
@@ -98,8 +97,8 @@ static REGEXES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 /// P7: a sending verb, then within a bounded window `to` (a few words
 /// may follow it) and an address; BCC/CC directly followed by an address;
 /// or a recipient changed to an address.
-static EXFIL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(&exfil_source()).expect("the P7 pattern is valid"));
+static EXFIL: Compiled<Regex> =
+    Compiled::new(|| Regex::new(&exfil_source()).expect("the P7 pattern is valid"));
 
 fn exfil_source() -> String {
     let addr = |g: &str| format!("(?P<{g}>{URL}|{EMAIL}|{IP}|{PHONE})");
@@ -115,7 +114,7 @@ fn exfil_source() -> String {
 
 /// Words that make a sentence with an address an instruction to the model
 /// rather than a description of what the tool does.
-static INSTRUCTION: LazyLock<Regex> = LazyLock::new(|| {
+static INSTRUCTION: Compiled<Regex> = Compiled::new(|| {
     Regex::new(&compile(
         r"\b(?:always|also|make\s{1,3}sure|be\s{1,3}sure|must|every|all\s{1,3}(?:e-?mails|messages|data|files|results|outputs)|a\s{1,3}copy|additionally|in\s{1,3}addition|secretly|silently|automatically|don'?t\s{1,3}forget|remember\s{1,3}to|ensure)\b",
     ))
@@ -123,8 +122,8 @@ static INSTRUCTION: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// P9: candidate encoded runs.
-static ENCODED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(ENCODED_SOURCE).expect("the P9 pattern is valid"));
+static ENCODED: Compiled<Regex> =
+    Compiled::new(|| Regex::new(ENCODED_SOURCE).expect("the P9 pattern is valid"));
 const ENCODED_SOURCE: &str = r"(?-u)[A-Za-z0-9+/_-]{40,}={0,2}";
 
 /// A tool name in its comparable form: lowercase snake_case
@@ -222,7 +221,7 @@ pub(crate) fn check(ctx: &Context, site: &Site<'_>, out: &mut Findings) {
     };
 
     let bytes = text.as_bytes();
-    let hits = SET.matches(bytes);
+    let hits = SET.get().matches(bytes);
     for idx in hits.iter().filter(|&i| i < PATTERNS.len()) {
         let p = &PATTERNS[idx];
         let applies = match p.scope {
@@ -245,7 +244,7 @@ pub(crate) fn check(ctx: &Context, site: &Site<'_>, out: &mut Findings) {
         } else {
             Severity::Flag
         };
-        for m in REGEXES[idx].find_iter(bytes) {
+        for m in REGEXES.get()[idx].find_iter(bytes) {
             report(
                 out,
                 p.rule,
@@ -295,7 +294,7 @@ fn exfiltration(
     out: &mut Findings,
 ) {
     let bytes = text.as_bytes();
-    for caps in EXFIL.captures_iter(bytes) {
+    for caps in EXFIL.get().captures_iter(bytes) {
         let (Some(m), Some(addr)) = (
             caps.get(0),
             caps.name("addr")
@@ -316,7 +315,7 @@ fn exfiltration(
             .map_or(0, |i| i + 1);
         let instructs = caps.name("redirect").is_some()
             || caps.name("added").is_some()
-            || INSTRUCTION.is_match(&bytes[from..m.end()]);
+            || INSTRUCTION.get().is_match(&bytes[from..m.end()]);
         let phone = a.starts_with('+');
         // "CC recipients, e.g. jane@acme.com" describes a parameter; a BCC
         // with words between it and the address must be an instruction.
@@ -349,7 +348,7 @@ fn exfiltration(
 /// P9: long base64 or hex runs in prose (not `data:` URIs, paths or
 /// snake_case words).
 fn encoded(text: &str, norm: &Normalized<'_>, site: &Site<'_>, out: &mut Findings) {
-    for m in ENCODED.find_iter(text.as_bytes()) {
+    for m in ENCODED.get().find_iter(text.as_bytes()) {
         let run = lossy(m.as_bytes());
         let run = run.as_ref();
         let before = &text[..m.start()];

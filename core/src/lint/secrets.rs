@@ -19,10 +19,9 @@
 //! `{{var}}`, `{VAR}`, `<token>`, `xxx…`, `***`, and values that say
 //! `example`, `placeholder`, `dummy` or `redacted`.
 
-use std::sync::LazyLock;
-
 use regex::bytes::{Regex, RegexSet};
 
+use super::automata::Compiled;
 use super::collect::Findings;
 use super::text::{char_index, entropy};
 use super::walk::Site;
@@ -95,12 +94,12 @@ const FORMATS: &[Format] = &[
     },
 ];
 
-static SET: LazyLock<RegexSet> = LazyLock::new(|| {
+static SET: Compiled<RegexSet> = Compiled::new(|| {
     RegexSet::new(FORMATS.iter().map(|f| format!("(?-u){}", f.pattern)))
         .expect("the S1 patterns are valid")
 });
 
-static REGEXES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+static REGEXES: Compiled<Vec<Regex>> = Compiled::new(|| {
     FORMATS
         .iter()
         .map(|f| Regex::new(&format!("(?-u){}", f.pattern)).expect("the S1 patterns are valid"))
@@ -109,7 +108,7 @@ static REGEXES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 
 /// Placeholder constructs: `${VAR}`, `$VAR`, `{{var}}`, `{VAR}`, `<token>`,
 /// runs of `x`, `*`, `.` or `0`, and words that say "not a real value".
-static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
+static PLACEHOLDER: Compiled<Regex> = Compiled::new(|| {
     Regex::new(
         r"(?ix-u)
         \$\{[^}]{1,80}\}
@@ -172,7 +171,7 @@ pub(crate) fn is_client_secret_key(key: &str) -> bool {
 
 /// True if `s` is (or holds) a placeholder rather than a value.
 pub fn is_placeholder(s: &str) -> bool {
-    PLACEHOLDER.is_match(s.as_bytes())
+    PLACEHOLDER.get().is_match(s.as_bytes())
 }
 
 /// A credential with a known format found in a text: its byte range and
@@ -190,8 +189,9 @@ pub(crate) fn tokens(text: &str) -> Vec<Token> {
     if text.len() < 16 {
         return out;
     }
-    for idx in SET.matches(text.as_bytes()).iter() {
-        for caps in REGEXES[idx].captures_iter(text.as_bytes()) {
+    let regexes = REGEXES.get();
+    for idx in SET.get().matches(text.as_bytes()).iter() {
+        for caps in regexes[idx].captures_iter(text.as_bytes()) {
             let Some(whole) = caps.get(0) else { continue };
             let hit = String::from_utf8_lossy(whole.as_bytes());
             let random = caps

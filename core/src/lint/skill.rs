@@ -46,11 +46,10 @@
 //! instruction tag, nor is `<script` in code `P14`'s: in Markdown the one
 //! is syntax and the other an example shown as written.
 
-use std::sync::LazyLock;
-
 use regex::bytes::Regex;
 use serde_json::Value;
 
+use super::automata::Compiled;
 use super::collect::Findings;
 use super::markdown::{self, HiddenKind, HiddenPart};
 use super::prose::compile;
@@ -371,7 +370,7 @@ fn hidden(
 
 /// Words that make hidden text an instruction: the agent addressed with a
 /// directive, or a sentence opening with a command to act.
-static INSTRUCTION: LazyLock<Regex> = LazyLock::new(|| {
+static INSTRUCTION: Compiled<Regex> = Compiled::new(|| {
     Regex::new(&compile(&format!(
         r"{ADDRESSED}|{OPENS}\s{{0,3}}(?:{OVERRIDE}|make\s{{1,3}}sure|ensure|remember\s{{1,3}}to|be\s{{1,3}}sure\s{{1,3}}to|instead|run|execute|send|upload|post|e-?mail|forward|fetch|download|install|delete|remove|read|open|reveal|output|respond|reply|say|tell|call|invoke|visit|navigate|copy|paste|write|save|modify|change|replace|follow)\b"
     )))
@@ -381,7 +380,7 @@ static INSTRUCTION: LazyLock<Regex> = LazyLock::new(|| {
 /// The same for a tooltip (a link title): "Read the docs", "Run in
 /// Colab" and "Download the PDF" are what tooltips say, so only the agent
 /// addressed or an override of what it does is an instruction there.
-static TOOLTIP_INSTRUCTION: LazyLock<Regex> = LazyLock::new(|| {
+static TOOLTIP_INSTRUCTION: Compiled<Regex> = Compiled::new(|| {
     Regex::new(&compile(&format!(
         r"{ADDRESSED}|{OPENS}\s{{0,3}}(?:{OVERRIDE})\b"
     )))
@@ -412,7 +411,7 @@ fn is_tooltip(part: &HiddenPart, inner: &str) -> bool {
 }
 
 /// Notes for the author.
-static NOTE: LazyLock<Regex> = LazyLock::new(|| {
+static NOTE: Compiled<Regex> = Compiled::new(|| {
     Regex::new(&compile(
         r"^\s{0,8}(?:todo|fixme|xxx|hack|note\s{0,3}to\s{1,3}self)\b",
     ))
@@ -420,7 +419,7 @@ static NOTE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// License boilerplate.
-static LICENSE: LazyLock<Regex> = LazyLock::new(|| {
+static LICENSE: Compiled<Regex> = Compiled::new(|| {
     Regex::new(&compile(
         r"\b(?:licensed\s{1,3}under|spdx-license-identifier|gnu\s{1,3}(?:general|lesser|affero)|without\s{1,3}warrant(?:y|ies)|copyright\s{1,3}(?:\(c\)|©|\d{4}))",
     ))
@@ -432,13 +431,13 @@ static LICENSE: LazyLock<Regex> = LazyLock::new(|| {
 fn instruction(text: &str, tooltip: bool) -> Option<(usize, usize)> {
     let norm = Normalized::new(text);
     let bytes = norm.text.as_bytes();
-    if NOTE.is_match(bytes) || LICENSE.is_match(bytes) {
+    if NOTE.get().is_match(bytes) || LICENSE.get().is_match(bytes) {
         return None;
     }
     let pattern = if tooltip {
-        &TOOLTIP_INSTRUCTION
+        TOOLTIP_INSTRUCTION.get()
     } else {
-        &INSTRUCTION
+        INSTRUCTION.get()
     };
     let m = pattern.find(bytes)?;
     // Leave out the punctuation and space a sentence start matched.
