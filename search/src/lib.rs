@@ -26,6 +26,8 @@ mod error;
 mod highlight;
 mod index;
 mod params;
+#[cfg(unix)]
+mod positioned;
 mod query;
 mod results;
 mod schema;

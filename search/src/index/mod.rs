@@ -17,6 +17,8 @@
 //! * `answers` — the answer cache.
 
 mod answers;
+#[cfg(unix)]
+mod directory;
 mod document;
 mod open;
 mod writer;

@@ -11,6 +11,8 @@ use tantivy::directory::{Directory, MmapDirectory};
 use tantivy::{Index, ReloadPolicy, TantivyError};
 
 use super::answers::AnswerCache;
+#[cfg(unix)]
+use super::directory::IndexDirectory;
 use super::writer::WriterSlot;
 use crate::collector::{merge_top, PageCollector};
 use crate::schema::{self, Fields, SCHEMA_VERSION};
@@ -90,19 +92,36 @@ impl SearchIndex {
 
     fn create(dir: &Path, state: OpenState) -> Result<Self, SearchError> {
         let (schema, fields) = schema::build();
-        let index = match Index::create_in_dir(dir, schema.clone()) {
+        let index = match Self::create_in(dir, schema.clone()) {
             Ok(index) => index,
             // Leftovers that are not an index (e.g. a half-written meta.json).
             Err(TantivyError::IndexAlreadyExists) => {
                 Self::wipe(dir)?;
-                Index::create_in_dir(dir, schema)?
+                Self::create_in(dir, schema)?
             }
             Err(e) => return Err(e.into()),
         };
         Self::finish(Some(dir.to_path_buf()), index, fields, state, None)
     }
 
+    /// A new index in `dir`, read through [`IndexDirectory`] on Unix.
+    fn create_in(dir: &Path, schema: tantivy::schema::Schema) -> tantivy::Result<Index> {
+        #[cfg(unix)]
+        {
+            let directory = IndexDirectory::open(dir)?;
+            if Index::exists(&directory)? {
+                return Err(TantivyError::IndexAlreadyExists);
+            }
+            Index::create(directory, schema, tantivy::IndexSettings::default())
+        }
+        #[cfg(not(unix))]
+        Index::create_in_dir(dir, schema)
+    }
+
     fn try_open(dir: &Path) -> Result<Self, SearchError> {
+        #[cfg(unix)]
+        let index = Index::open(IndexDirectory::open(dir)?)?;
+        #[cfg(not(unix))]
         let index = Index::open_in_dir(dir)?;
         let (schema, fields) = schema::build();
         if index.schema() != schema {

@@ -11,14 +11,16 @@
 
 use std::fs::File;
 use std::io;
-use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
 use tantivy::directory::footer::Footer;
-use tantivy::directory::{FileHandle, FileSlice, OwnedBytes};
+use tantivy::directory::FileSlice;
 use tantivy::store::StoreReader;
-use tantivy::{HasLen, SegmentReader};
+use tantivy::SegmentReader;
+
+#[cfg(unix)]
+use crate::positioned::PositionedFile;
 
 /// The doc store of `segment` for a pass: from its file in `dir` when the
 /// index is on disk, else (or when the file cannot be opened, e.g. deleted
@@ -42,43 +44,4 @@ pub(crate) fn open_for_pass(
     #[cfg(not(unix))]
     let _ = dir;
     segment.get_store_reader(1).map_err(io::Error::other)
-}
-
-/// A file read with positioned reads, one buffer per read.
-#[cfg(unix)]
-#[derive(Debug)]
-struct PositionedFile {
-    file: File,
-    len: usize,
-}
-
-#[cfg(unix)]
-impl PositionedFile {
-    fn new(file: File) -> io::Result<Self> {
-        let len = usize::try_from(file.metadata()?.len())
-            .map_err(|_| io::Error::other("the doc store is larger than memory can address"))?;
-        Ok(PositionedFile { file, len })
-    }
-}
-
-#[cfg(unix)]
-impl HasLen for PositionedFile {
-    fn len(&self) -> usize {
-        self.len
-    }
-}
-
-#[cfg(unix)]
-impl FileHandle for PositionedFile {
-    fn read_bytes(&self, range: Range<usize>) -> io::Result<OwnedBytes> {
-        if range.start > range.end || range.end > self.len {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("read of {range:?} past the doc store's {} bytes", self.len),
-            ));
-        }
-        let mut buf = vec![0u8; range.len()];
-        std::os::unix::fs::FileExt::read_exact_at(&self.file, &mut buf, range.start as u64)?;
-        Ok(OwnedBytes::new(buf))
-    }
 }

@@ -144,3 +144,37 @@ fn an_index_of_another_schema_version_is_rebuilt() {
         std::fs::write(dir.join("meta.json"), meta).unwrap();
     });
 }
+
+/// The postings are read with positioned reads (`index::directory`): after
+/// searches, no postings file of the index is mapped into the process, while
+/// its term dictionaries still are (so the check reads real mappings).
+#[cfg(target_os = "linux")]
+#[test]
+fn searches_read_the_postings_without_mapping_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("index");
+    let index = SearchIndex::open(&dir).unwrap();
+    for (i, word) in ["calculator", "weather", "invoice"].iter().enumerate() {
+        index
+            .upsert(&doc(&format!("tool-{i}"), &format!("A {word} tool.")))
+            .unwrap();
+        index.commit_at(Some(i as i64)).unwrap();
+    }
+    for word in ["calculator", "weather", "invoice"] {
+        assert_eq!(search(&index, word).total, 1, "{word}");
+    }
+    drop(index);
+    let index = SearchIndex::open(&dir).unwrap();
+    assert_eq!(names(&search(&index, "weather")), ["tool-1"]);
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    let root = dir.to_string_lossy().into_owned();
+    let mapped: Vec<&str> = maps.lines().filter(|l| l.contains(root.as_str())).collect();
+    assert!(
+        mapped.iter().any(|l| l.ends_with(".term")),
+        "the term dictionaries are mapped: {mapped:#?}"
+    );
+    assert!(
+        !mapped.iter().any(|l| l.ends_with(".idx")),
+        "no postings file is mapped: {mapped:#?}"
+    );
+}
