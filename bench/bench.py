@@ -76,9 +76,11 @@ def rss_kib(pid, field="VmRSS"):
 class Server:
     """One `toolreg-server serve` process."""
 
-    def __init__(self, binary, data, env, log_path, extra_args=()):
+    def __init__(self, binary, data, env, log_path, extra_args=(), wrapper=()):
         self.binary, self.data, self.env, self.log_path = binary, data, env, log_path
         self.extra_args = list(extra_args)
+        # A command the server runs under (valgrind, for scripts/symbol-order).
+        self.wrapper = list(wrapper)
         self.proc = None
         self.url = None
 
@@ -101,7 +103,7 @@ class Server:
         logf = open(self.log_path, "a")
         t0 = time.monotonic()
         self.proc = subprocess.Popen(
-            [self.binary, "serve", "--listen", f"127.0.0.1:{port}", "--rate-limit-publish", "0",
+            [*self.wrapper, self.binary, "serve", "--listen", f"127.0.0.1:{port}", "--rate-limit-publish", "0",
              "--rate-limit-tokens", "0", *self.extra_args],
             env=self.command_env(), stdout=subprocess.DEVNULL, stderr=logf)
         while True:
