@@ -48,13 +48,13 @@ fn an_unreachable_store_is_reported() {
     let Some(services) = Services::postgres_and_s3() else {
         return;
     };
-    let port = toolreg_test_support::free_port();
+    let closed = toolreg_test_support::ClosedPort::new();
     let options = services
         .s3_options()
         .into_iter()
         .map(|(k, v)| {
             if k == "aws_endpoint" {
-                (k, format!("http://127.0.0.1:{port}"))
+                (k, closed.url())
             } else {
                 (k, v)
             }

@@ -7,7 +7,7 @@
 //!   own ([`services`]).
 //! - [`Registry`] and [`ServerProcess`] run the real `toolreg-server`
 //!   binary: subcommands, users and tokens, `serve` on a free port
-//!   ([`process`]).
+//!   ([`process`]); [`ClosedPort`] is an address where nothing listens.
 //! - [`FailingInsert`] makes one kind of database write fail, to test
 //!   that a change is one transaction ([`inject`]).
 //! - [`issuer::Issuer`] is a local OpenID Connect issuer for the
@@ -35,7 +35,7 @@ pub use rule::{corpus, lint_bench, services_required, skills, unavailable, works
 #[cfg(feature = "services")]
 pub use inject::{FailingInsert, SqlDialect};
 #[cfg(feature = "services")]
-pub use process::{eventually, free_port, Registry, ServerProcess};
+pub use process::{eventually, free_port, ClosedPort, Registry, ServerProcess};
 #[cfg(feature = "services")]
 pub use services::{database_admin_url, s3_endpoint, Services};
 

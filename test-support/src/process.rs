@@ -5,7 +5,7 @@
 //! Nothing of the caller's `TOOLREG_*` / `AWS_*` settings leaks into the
 //! process.
 
-use std::net::TcpListener;
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -22,6 +22,92 @@ pub fn free_port() -> u16 {
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .expect("a free loopback port")
+}
+
+/// A loopback port where nothing listens, for as long as this value
+/// lives: the tests' "unreachable registry" or "closed endpoint".
+///
+/// The port is held by a socket that is bound but not listening, so a
+/// connection to it is refused at once, and — because the socket does not
+/// set `SO_REUSEADDR` — no other process can bind it meanwhile. A port
+/// from [`free_port`] is only free at the moment it is read: a server
+/// started by a test running in parallel may take it and answer.
+#[derive(Debug)]
+pub struct ClosedPort {
+    _socket: socket2::Socket,
+    port: u16,
+}
+
+impl ClosedPort {
+    /// Hold a fresh loopback port.
+    pub fn new() -> ClosedPort {
+        let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)
+            .expect("a TCP socket");
+        let any = SocketAddr::from((Ipv4Addr::LOCALHOST, 0));
+        socket.bind(&any.into()).expect("bind a loopback port");
+        let port = socket
+            .local_addr()
+            .ok()
+            .and_then(|a| a.as_socket())
+            .map(|a| a.port())
+            .expect("the bound port");
+        ClosedPort {
+            _socket: socket,
+            port,
+        }
+    }
+
+    /// Hold `port`, the port of a server this test just stopped, so that
+    /// nothing started by another test answers there.
+    ///
+    /// The bind is exclusive, as in [`ClosedPort::new`], once the stopped
+    /// process has released the port. If the port is still taken after 2 s
+    /// — connections the server closed first linger in `TIME_WAIT` for a
+    /// minute — the socket sets `SO_REUSEADDR`, as a server restarting on
+    /// its port does: connections are still refused, and a port from
+    /// [`free_port`] (the kernel's choice for port 0) is never one a socket
+    /// holds.
+    #[track_caller]
+    pub fn hold(port: u16) -> ClosedPort {
+        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+        let started = Instant::now();
+        loop {
+            let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)
+                .expect("a TCP socket");
+            let waited = started.elapsed();
+            if waited > Duration::from_secs(2) {
+                socket.set_reuse_address(true).expect("SO_REUSEADDR");
+            }
+            match socket.bind(&addr.into()) {
+                Ok(()) => {
+                    return ClosedPort {
+                        _socket: socket,
+                        port,
+                    }
+                }
+                Err(e) if waited > Duration::from_secs(5) => {
+                    panic!("could not hold port {port}: {e}")
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+    }
+
+    /// The held port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Default for ClosedPort {
+    fn default() -> ClosedPort {
+        ClosedPort::new()
+    }
 }
 
 /// Poll `check` every 20 ms until it gives `Some`, failing after `within`;
@@ -325,5 +411,50 @@ impl Drop for ServerProcess {
         if std::thread::panicking() {
             eprintln!("toolreg-server log ({}):\n{}", self.url, self.log_text());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::ErrorKind;
+    use std::net::TcpStream;
+
+    #[test]
+    fn a_closed_port_refuses_connections_and_cannot_be_taken() {
+        let closed = ClosedPort::new();
+        let refused = TcpStream::connect(("127.0.0.1", closed.port())).unwrap_err();
+        assert_eq!(refused.kind(), ErrorKind::ConnectionRefused);
+        // std's listeners set SO_REUSEADDR, as the server's do.
+        assert!(TcpListener::bind(("127.0.0.1", closed.port())).is_err());
+    }
+
+    #[test]
+    fn a_stopped_servers_port_is_held_closed() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let client = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let (accepted, _) = listener.accept().unwrap();
+        drop(client); // the client closes first, as the CLI's do
+        drop(accepted);
+        drop(listener);
+        let held = ClosedPort::hold(port);
+        let refused = TcpStream::connect(("127.0.0.1", held.port())).unwrap_err();
+        assert_eq!(refused.kind(), ErrorKind::ConnectionRefused);
+        assert!(TcpListener::bind(("127.0.0.1", port)).is_err());
+    }
+
+    #[test]
+    fn a_port_in_time_wait_is_held_closed_too() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let client = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let (accepted, _) = listener.accept().unwrap();
+        drop(accepted); // the server closes first: TIME_WAIT on its port
+        drop(listener);
+        drop(client);
+        let held = ClosedPort::hold(port);
+        let refused = TcpStream::connect(("127.0.0.1", held.port())).unwrap_err();
+        assert_eq!(refused.kind(), ErrorKind::ConnectionRefused);
     }
 }

@@ -17,7 +17,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
 pub use toolreg_test_support::{
-    both_backends, free_port, Backend, Registry, ServerProcess, Services,
+    both_backends, free_port, Backend, ClosedPort, Registry, ServerProcess, Services,
 };
 
 /// The workspace root (`tests/..`).
@@ -191,6 +191,11 @@ impl Server {
             data,
             _services: services,
         })
+    }
+
+    /// The loopback port it listens on.
+    pub fn port(&self) -> u16 {
+        self.process.port
     }
 
     /// The server's log so far (for failure messages).

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use toolreg_e2e::{
-    copy_dir, corpus_tool, free_port, signed_in, write_tool_manifest, FakeRegistry, Reply, Server,
+    copy_dir, corpus_tool, signed_in, write_tool_manifest, ClosedPort, FakeRegistry, Reply, Server,
     User,
 };
 
@@ -45,7 +45,8 @@ fn published() -> (Server, User, tempfile::TempDir) {
 fn network_errors_name_the_url_and_the_cause() {
     let user = User::new();
     let work = tempfile::tempdir().unwrap();
-    let closed = format!("http://127.0.0.1:{}", free_port());
+    let port = ClosedPort::new();
+    let closed = port.url();
     let run = user.run(work.path(), &["search", "x", "--registry", &closed]);
     let run = run.fails_with(&["could not reach the registry", &closed]);
     assert!(
@@ -437,7 +438,11 @@ fn a_second_install_needs_no_registry_at_all() {
     );
     user.run(&agent, &["add", "create-issue"]).ok();
     user.run(&agent, &["install"]).ok();
-    drop(server); // the registry is gone
+    // The registry is gone, and its port stays closed: no other test's
+    // server may answer there.
+    let port = server.port();
+    drop(server);
+    let _gone = ClosedPort::hold(port);
     let run = user.run(&agent, &["install", "--locked"]).ok();
     assert!(run.stdout.contains("already installed"), "{}", run.stdout);
     user.run(&agent, &["install"]).ok();
@@ -454,7 +459,8 @@ fn a_second_install_needs_no_registry_at_all() {
 fn login_stores_the_token_when_the_registry_cannot_be_reached() {
     let user = User::new();
     let work = tempfile::tempdir().unwrap();
-    let closed = format!("http://127.0.0.1:{}", free_port());
+    let port = ClosedPort::new();
+    let closed = port.url();
     let run = user
         .run(
             work.path(),

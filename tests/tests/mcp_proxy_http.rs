@@ -16,7 +16,7 @@ use toolreg_e2e::mcp::{
     assert_rug_pull_withheld, listed_names, proxy_fixture, read_request, rug_pull_plan,
     ProxyProject, Sdk,
 };
-use toolreg_e2e::{free_port, User};
+use toolreg_e2e::{free_port, ClosedPort, User};
 
 /// The rug pull server over Streamable HTTP, stopped when dropped.
 struct HttpRug {
@@ -275,7 +275,8 @@ fn initialize_against(url: &str) -> (Value, i32, String) {
 
 #[test]
 fn endpoints_that_refuse_fail_or_answer_html_end_the_session_with_a_clear_error() {
-    let closed = format!("http://127.0.0.1:{}/mcp", free_port());
+    let port = ClosedPort::new();
+    let closed = format!("{}/mcp", port.url());
     let failing = fixed_endpoint(
         "500 Internal Server Error",
         "text/plain",
