@@ -151,9 +151,9 @@ def wrk(url, scenario, seconds, connections, threads=2, n=1, words=None):
     raise RuntimeError(f"wrk gave no result: {out.stdout}\n{out.stderr}")
 
 
-def publish(url, token, start, count, clients=8):
+def publish(url, token, start, count, clients=8, client="rust"):
     cmd = [sys.executable, os.path.join(HERE, "publish.py"), "--url", url, "--token", token,
-           "--start", str(start), "--count", str(count), "--clients", str(clients)]
+           "--start", str(start), "--count", str(count), "--clients", str(clients), "--client", client]
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
     try:
         return json.loads(out.stdout.strip().splitlines()[-1])
@@ -295,7 +295,7 @@ def run_config(args, backend, n, workdir, words):
         token = server.admin("admin", "create-user", "bench", "--tier", "verified")
         row["start_empty_s"] = server.start()
         log(f"{backend} N={n}: started in {row['start_empty_s']:.3f} s; publishing {n} tools with 8 clients")
-        pub = publish(server.url, token, 0, n)
+        pub = publish(server.url, token, 0, n, client=args.publish_client)
         if pub["errors"]:
             raise RuntimeError(f"publish errors: {pub}")
         row["publish_per_s"] = pub["per_second"]
@@ -491,7 +491,8 @@ def fmt(v, digits=0):
 def table(rows, meta):
     lines = [
         f"toolreg benchmark — {meta['date']}, {meta['mode']} mode, {meta['cpus']} CPUs, {meta['duration']} s per wrk run, "
-        f"{meta['connections']} connections, `toolreg-server` release build, 2 HTTP workers, S3 server: {meta['s3']}. "
+        f"{meta['connections']} connections, `toolreg-server` release build, 2 HTTP workers, S3 server: {meta['s3']}, "
+        f"publish clients: {meta.get('publish_client', 'python')}. "
         f"{meta['note']}",
         "",
         "| backend | tools | publish/s (8 clients) | metadata GET req/s | nginx, same summaries | download req/s | "
@@ -530,6 +531,8 @@ def main():
                    help="the S3 server of the PostgreSQL + S3 rows (default: garage; moto is what the tests use)")
     p.add_argument("--garage", default=os.environ.get("GARAGE_BIN", shutil.which("garage") or "garage"),
                    help="the garage binary (default: $GARAGE_BIN, else garage on PATH)")
+    p.add_argument("--publish-client", choices=["rust", "python"], default="rust",
+                   help="the publish clients: publisher.rs threads or Python processes (publish.py)")
     p.add_argument("--out", default=os.path.join(HERE, "results", "latest.md"))
     p.add_argument("--note", default="")
     p.add_argument("--keep", action="store_true", help="keep the data directories")
@@ -555,6 +558,7 @@ def main():
             rows.append(run_config(args, backend, n, workdir, words))
     meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "mode": args.mode, "cpus": os.cpu_count(),
             "duration": args.duration, "connections": args.connections, "note": args.note,
+            "publish_client": args.publish_client,
             "s3": args.s3 if "postgres+s3" in backends else "–"}
     out = table(rows, meta)
     print(out)
