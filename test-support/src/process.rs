@@ -41,8 +41,7 @@ pub struct ClosedPort {
 impl ClosedPort {
     /// Hold a fresh loopback port.
     pub fn new() -> ClosedPort {
-        let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)
-            .expect("a TCP socket");
+        let socket = tcp_socket();
         let any = SocketAddr::from((Ipv4Addr::LOCALHOST, 0));
         socket.bind(&any.into()).expect("bind a loopback port");
         let port = socket
@@ -72,8 +71,7 @@ impl ClosedPort {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
         let started = Instant::now();
         loop {
-            let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)
-                .expect("a TCP socket");
+            let socket = tcp_socket();
             let waited = started.elapsed();
             if waited > Duration::from_secs(2) {
                 socket.set_reuse_address(true).expect("SO_REUSEADDR");
@@ -102,6 +100,11 @@ impl ClosedPort {
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
+}
+
+/// An IPv4 TCP socket, neither bound nor listening.
+fn tcp_socket() -> socket2::Socket {
+    socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).expect("a TCP socket")
 }
 
 impl Default for ClosedPort {
@@ -429,15 +432,27 @@ mod tests {
         assert!(TcpListener::bind(("127.0.0.1", closed.port())).is_err());
     }
 
-    #[test]
-    fn a_stopped_servers_port_is_held_closed() {
+    /// The port of a listener that had one connection and is gone;
+    /// `server_closes_first` leaves that connection in `TIME_WAIT` on it.
+    fn stopped_listener(server_closes_first: bool) -> u16 {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let client = TcpStream::connect(("127.0.0.1", port)).unwrap();
         let (accepted, _) = listener.accept().unwrap();
-        drop(client); // the client closes first, as the CLI's do
-        drop(accepted);
-        drop(listener);
+        if server_closes_first {
+            drop(accepted);
+            drop(client);
+        } else {
+            // as the CLI's connections end: the client closes first
+            drop(client);
+            drop(accepted);
+        }
+        port
+    }
+
+    #[test]
+    fn a_stopped_servers_port_is_held_closed() {
+        let port = stopped_listener(false);
         let held = ClosedPort::hold(port);
         let refused = TcpStream::connect(("127.0.0.1", held.port())).unwrap_err();
         assert_eq!(refused.kind(), ErrorKind::ConnectionRefused);
@@ -446,13 +461,7 @@ mod tests {
 
     #[test]
     fn a_port_in_time_wait_is_held_closed_too() {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let client = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        let (accepted, _) = listener.accept().unwrap();
-        drop(accepted); // the server closes first: TIME_WAIT on its port
-        drop(listener);
-        drop(client);
+        let port = stopped_listener(true);
         let held = ClosedPort::hold(port);
         let refused = TcpStream::connect(("127.0.0.1", held.port())).unwrap_err();
         assert_eq!(refused.kind(), ErrorKind::ConnectionRefused);
