@@ -36,8 +36,14 @@ impl FailingInsert {
             value,
         } = self;
         match dialect {
+            // The read first: a pooled connection parses `CREATE TRIGGER`
+            // against the schema it last loaded, which may still hold the
+            // trigger another connection has since dropped ("trigger
+            // injected_failure already exists"). Reading the schema table
+            // checks the schema's version and reloads it.
             SqlDialect::Sqlite => format!(
-                "CREATE TRIGGER injected_failure BEFORE INSERT ON {table} \
+                "SELECT count(*) FROM sqlite_schema; \
+                 CREATE TRIGGER injected_failure BEFORE INSERT ON {table} \
                  WHEN NEW.{column} = '{value}' \
                  BEGIN SELECT RAISE(ABORT, 'injected failure'); END;"
             ),
