@@ -112,53 +112,66 @@ impl utoipa::Modify for BearerAuth {
 /// pattern matches theirs (`/api/v1/tools/{name}` is one segment;
 /// `/api/v1/tools/{name}/{version}/download` ends in `download`, which no
 /// other route's does). Add new route modules here.
-pub fn configure(cfg: &mut ServiceConfig) {
-    cfg.service(controllers::tools::metadata::show_tool)
-        .service(controllers::tools::download::download)
-        .service(controllers::health::healthz)
-        .service(controllers::metrics::metrics)
-        .service(controllers::health::openapi_json)
-        .service(controllers::me::me)
-        .service(controllers::me::my_invitations)
-        .service(controllers::me::accept_invitation)
-        .service(controllers::me::decline_invitation)
-        .service(controllers::tokens::create)
-        .service(controllers::tokens::list)
-        .service(controllers::tokens::revoke)
-        .service(controllers::tools::publish::publish)
-        .service(controllers::tools::owners::list)
-        .service(controllers::tools::owners::pending_invitations)
-        .service(controllers::tools::owners::add)
-        .service(controllers::tools::owners::remove)
-        .service(controllers::trusted_publishers::list)
-        .service(controllers::trusted_publishers::add)
-        .service(controllers::trusted_publishers::remove)
-        .service(controllers::oidc::exchange)
-        .service(controllers::tools::diff::diff)
-        .service(controllers::tools::metadata::list_versions)
-        .service(controllers::tools::metadata::show_version)
-        .service(controllers::skills::archive)
-        .service(controllers::skills::discovery_index)
-        .service(controllers::skills::skill_md)
-        .service(controllers::tools::definition::definition)
-        .service(controllers::tools::attestation::attestation)
-        .service(controllers::tools::yank::yank)
-        .service(controllers::tools::yank::unyank)
-        .service(controllers::tools::deprecation::deprecate)
-        .service(controllers::tools::deprecation::undeprecate)
-        .service(controllers::reports::create)
-        .service(controllers::tools::quarantine::quarantine_version)
-        .service(controllers::tools::quarantine::lift_quarantine)
-        .service(controllers::reports::list)
-        .service(controllers::resolve::resolve)
-        .service(controllers::blobs::blob)
-        .service(controllers::publishers::set_tier)
-        .service(controllers::audit::list)
-        .service(controllers::search::search)
-        .service(controllers::log::checkpoint)
-        .service(controllers::log::key)
-        .service(controllers::log::proof)
-        .service(controllers::log::consistency);
+///
+/// One list serves twice: [`configure`] registers it on each worker's app,
+/// and [`openapi`] passes it through utoipa to collect the paths' documents.
+macro_rules! api_routes {
+    ($cfg:expr) => {
+        $cfg.service(controllers::tools::metadata::show_tool)
+            .service(controllers::tools::download::download)
+            .service(controllers::health::healthz)
+            .service(controllers::metrics::metrics)
+            .service(controllers::health::openapi_json)
+            .service(controllers::me::me)
+            .service(controllers::me::my_invitations)
+            .service(controllers::me::accept_invitation)
+            .service(controllers::me::decline_invitation)
+            .service(controllers::tokens::create)
+            .service(controllers::tokens::list)
+            .service(controllers::tokens::revoke)
+            .service(controllers::tools::publish::publish)
+            .service(controllers::tools::owners::list)
+            .service(controllers::tools::owners::pending_invitations)
+            .service(controllers::tools::owners::add)
+            .service(controllers::tools::owners::remove)
+            .service(controllers::trusted_publishers::list)
+            .service(controllers::trusted_publishers::add)
+            .service(controllers::trusted_publishers::remove)
+            .service(controllers::oidc::exchange)
+            .service(controllers::tools::diff::diff)
+            .service(controllers::tools::metadata::list_versions)
+            .service(controllers::tools::metadata::show_version)
+            .service(controllers::skills::archive)
+            .service(controllers::skills::discovery_index)
+            .service(controllers::skills::skill_md)
+            .service(controllers::tools::definition::definition)
+            .service(controllers::tools::attestation::attestation)
+            .service(controllers::tools::yank::yank)
+            .service(controllers::tools::yank::unyank)
+            .service(controllers::tools::deprecation::deprecate)
+            .service(controllers::tools::deprecation::undeprecate)
+            .service(controllers::reports::create)
+            .service(controllers::tools::quarantine::quarantine_version)
+            .service(controllers::tools::quarantine::lift_quarantine)
+            .service(controllers::reports::list)
+            .service(controllers::resolve::resolve)
+            .service(controllers::blobs::blob)
+            .service(controllers::publishers::set_tier)
+            .service(controllers::audit::list)
+            .service(controllers::search::search)
+            .service(controllers::log::checkpoint)
+            .service(controllers::log::key)
+            .service(controllers::log::proof)
+            .service(controllers::log::consistency)
+    };
+}
+
+/// Register every API route ([`api_routes`]) on a worker's app. The
+/// workers register them on plain actix: going through utoipa there would
+/// build every path's OpenAPI document again in each worker as it starts
+/// (tens of milliseconds of start-up), only to drop it.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    api_routes!(cfg);
 }
 
 /// The OpenAPI 3 document covering every route registered by [`configure`].
@@ -166,7 +179,9 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     let (_, api) = App::new()
         .into_utoipa_app()
         .openapi(ApiDoc::openapi())
-        .configure(configure)
+        .configure(|cfg: &mut ServiceConfig| {
+            api_routes!(cfg);
+        })
         .split_for_parts();
     api
 }
@@ -182,7 +197,6 @@ pub fn server(
     let blocking_threads = state.db.backend().blocking_threads_per_worker();
     let mut server = HttpServer::new(move || {
         App::new()
-            .into_utoipa_app()
             .app_data(state.clone())
             .app_data(
                 web::JsonConfig::default()
@@ -192,7 +206,6 @@ pub fn server(
             .app_data(web::QueryConfig::default().error_handler(query_error_handler))
             .app_data(web::PathConfig::default().error_handler(path_error_handler))
             .configure(configure)
-            .into_app()
             .configure(crate::web::configure)
             .default_service(web::to(controllers::health::fallback))
             .wrap(from_fn(crate::metrics::track))
