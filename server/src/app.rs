@@ -166,7 +166,7 @@ macro_rules! api_routes {
     };
 }
 
-/// Register every API route ([`api_routes`]) on a worker's app. The
+/// Register every API route (`api_routes!`) on a worker's app. The
 /// workers register them on plain actix: going through utoipa there would
 /// build every path's OpenAPI document again in each worker as it starts
 /// (tens of milliseconds of start-up), only to drop it.
