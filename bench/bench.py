@@ -251,6 +251,18 @@ api_bind_addr = "127.0.0.1:{admin_port}"
             time.sleep(0.05)
         if node is None:
             raise RuntimeError("garage did not start")
+        # `node id` reads the key from disk and can answer before the RPC
+        # port listens; `status` goes through RPC.
+        for _ in range(200):
+            out = subprocess.run([self.binary, "-c", self.conf, "status"],
+                                 capture_output=True, text=True, check=False)
+            if out.returncode == 0:
+                break
+            if self.proc.poll() is not None:
+                raise RuntimeError("garage exited at start-up; see garage.log")
+            time.sleep(0.05)
+        else:
+            raise RuntimeError(f"garage's RPC did not answer: {out.stdout}{out.stderr}")
         self.cli("layout", "assign", "-z", "dc1", "-c", "10G", node)
         self.cli("layout", "apply", "--version", "1")
         self.cli("key", "import", "--yes", "-n", "bench", self.access_key, self.secret_key)
