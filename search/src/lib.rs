@@ -32,6 +32,7 @@ mod query;
 mod results;
 mod schema;
 mod snapshot;
+mod stems;
 mod stopwords;
 mod table;
 mod tailer;
@@ -40,8 +41,8 @@ mod words;
 pub use doc::SearchDoc;
 pub use error::{Result, SearchError};
 pub use index::{
-    OpenState, SearchIndex, ANSWER_CACHE_BYTES, DEFAULT_RECORDS_MEMORY, DEFAULT_WRITER_MEMORY,
-    MAX_WRITER_MEMORY, MIN_WRITER_MEMORY,
+    OpenState, SearchIndex, ANSWER_CACHE_BYTES, DEFAULT_RECORDS_MEMORY, DEFAULT_STEM_CACHE_BYTES,
+    DEFAULT_WRITER_MEMORY, MAX_WRITER_MEMORY, MIN_WRITER_MEMORY,
 };
 pub use params::{
     FindingsFilter, SearchParams, SearchRequest, SearchSort, MAX_PAGE_DEPTH, MAX_PER_PAGE,

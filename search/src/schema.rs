@@ -1,19 +1,24 @@
 //! The index schema and its tokenizers: which fields exist, how each is
 //! analyzed, and which are fast fields for sorting and facets.
 
+use std::sync::Arc;
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
 };
+
 use tantivy::tokenizer::{
     LowerCaser, NgramTokenizer, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
 };
 use tantivy::Index;
 
+use crate::stems::{CachedStemmer, StemCache};
+
 /// Words of names, lowercased, split on anything that is not a letter or digit.
 pub(crate) const WORDS: &str = "toolreg_words";
 /// Edge n-grams (prefixes of 2..=20 chars) of each name word.
 pub(crate) const PREFIX: &str = "toolreg_prefix";
-/// English text: lowercased and stemmed (tantivy's built-in `en_stem`).
+/// English text: lowercased and stemmed (tantivy's built-in `en_stem`, its
+/// stems remembered by a [`StemCache`]).
 pub(crate) const STEM: &str = "en_stem";
 
 /// Shortest and longest prefix indexed for search-as-you-type.
@@ -108,8 +113,9 @@ pub(crate) fn build() -> (Schema, Fields) {
     (b.build(), fields)
 }
 
-/// Registers the custom tokenizers on an index (needed after every open).
-pub(crate) fn register_tokenizers(index: &Index) -> tantivy::Result<()> {
+/// Registers the custom tokenizers on an index (needed after every open),
+/// `en_stem` through `stems`.
+pub(crate) fn register_tokenizers(index: &Index, stems: Arc<StemCache>) -> tantivy::Result<()> {
     let words = TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(40))
         .filter(LowerCaser)
@@ -117,8 +123,14 @@ pub(crate) fn register_tokenizers(index: &Index) -> tantivy::Result<()> {
     let prefix = TextAnalyzer::builder(NgramTokenizer::prefix_only(PREFIX_MIN, PREFIX_MAX)?)
         .filter(LowerCaser)
         .build();
+    let stemmed = TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(40))
+        .filter(LowerCaser)
+        .filter(CachedStemmer(stems))
+        .build();
     index.tokenizers().register(WORDS, words);
     index.tokenizers().register(PREFIX, prefix);
+    index.tokenizers().register(STEM, stemmed);
     Ok(())
 }
 

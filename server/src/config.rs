@@ -187,6 +187,10 @@ pub struct ServeOptions {
     /// MiB (15 to 4000); it is released a few seconds after the last change.
     #[arg(long, env = "TOOLREG_INDEX_WRITER_MIB", default_value_t = crate::search::DEFAULT_INDEX_WRITER_MIB, value_parser = clap::value_parser!(u64).range(crate::search::MIN_INDEX_WRITER_MIB..=crate::search::MAX_INDEX_WRITER_MIB), global = true)]
     pub index_writer_mib: u64,
+    /// Memory for the English stems the search indexer and queries have
+    /// worked out, in KiB (`0` turns it off); emptied and refilled when full.
+    #[arg(long, env = "TOOLREG_STEM_CACHE_KIB", default_value_t = crate::search::DEFAULT_STEM_CACHE_KIB, value_parser = clap::value_parser!(u64).range(0..=1024 * 1024), global = true)]
+    pub stem_cache_kib: u64,
     /// Log lines waiting to be written to stderr, in KiB, before request
     /// threads wait for the writer (none is dropped).
     #[arg(long, env = "TOOLREG_LOG_BUFFER_KIB", default_value_t = crate::log_writer::DEFAULT_PENDING_KIB, value_parser = clap::value_parser!(u64).range(64..=1024 * 1024), global = true)]
@@ -223,6 +227,7 @@ impl Default for ServeOptions {
             search_cache_mib: crate::search::DEFAULT_SEARCH_CACHE_MIB,
             search_records_mib: crate::search::DEFAULT_SEARCH_RECORDS_MIB,
             index_writer_mib: crate::search::DEFAULT_INDEX_WRITER_MIB,
+            stem_cache_kib: crate::search::DEFAULT_STEM_CACHE_KIB,
             log_buffer_kib: crate::log_writer::DEFAULT_PENDING_KIB,
             log_key: None,
             log_key_file: None,

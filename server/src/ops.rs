@@ -140,10 +140,11 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     let filled = started.elapsed();
     let state = web::Data::new(state);
     let source = Arc::new(StoreSource::new(state.db.clone()));
-    let memory = search::SearchMemory::from_mib(
+    let memory = search::SearchMemory::from_flags(
         opts.search_cache_mib,
         opts.search_records_mib,
         opts.index_writer_mib,
+        opts.stem_cache_kib,
     );
     state
         .search

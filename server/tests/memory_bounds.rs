@@ -35,6 +35,7 @@ fn out_of_range_bounds_are_refused_naming_the_flag() {
         (&["--search-cache-mib", "5000"], "--search-cache-mib"),
         (&["--search-records-mib", "70000"], "--search-records-mib"),
         (&["--index-writer-mib", "14"], "--index-writer-mib"),
+        (&["--stem-cache-kib", "2000000"], "--stem-cache-kib"),
         (&["--index-writer-mib", "4001"], "--index-writer-mib"),
         (&["--log-buffer-kib", "8"], "--log-buffer-kib"),
     ] {
@@ -80,6 +81,8 @@ fn the_tightest_bounds_still_serve() {
             "0",
             "--index-writer-mib",
             "15",
+            "--stem-cache-kib",
+            "0",
             "--log-buffer-kib",
             "64",
         ]);

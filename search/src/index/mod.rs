@@ -45,6 +45,7 @@ use crate::{SearchDoc, SearchError, SearchParams};
 use answers::AnswerCache;
 use writer::WriterSlot;
 
+pub use crate::stems::DEFAULT_STEM_CACHE_BYTES;
 pub use crate::table::DEFAULT_RECORDS_MEMORY;
 pub use answers::MAX_BYTES as ANSWER_CACHE_BYTES;
 pub use open::OpenState;
@@ -71,6 +72,8 @@ pub struct SearchIndex {
     answers: AnswerCache,
     /// The memory budget of the index writer, in bytes.
     writer_memory: std::sync::atomic::AtomicUsize,
+    /// The stems `en_stem` has worked out, within a budget.
+    stems: Arc<crate::stems::StemCache>,
 }
 
 impl std::fmt::Debug for SearchIndex {
@@ -258,6 +261,12 @@ impl SearchIndex {
     /// (0 turns the cache off; the default is [`ANSWER_CACHE_BYTES`]).
     pub fn set_result_cache_bytes(&self, bytes: usize) {
         self.answers.set_max_bytes(bytes);
+    }
+
+    /// Sets the most memory the remembered English stems may take, in bytes
+    /// (0 turns the memo off; the default is [`DEFAULT_STEM_CACHE_BYTES`]).
+    pub fn set_stem_cache_bytes(&self, bytes: usize) {
+        self.stems.set_budget(bytes);
     }
 
     /// The answers kept for the current generation, and their bytes.

@@ -17,6 +17,7 @@ use super::writer::WriterSlot;
 use crate::collector::{merge_top, PageCollector};
 use crate::schema::{self, Fields, SCHEMA_VERSION};
 use crate::snapshot::TableCache;
+use crate::stems::{StemCache, DEFAULT_STEM_CACHE_BYTES};
 use crate::SearchIndex;
 use crate::{SearchError, SearchSort};
 
@@ -160,7 +161,8 @@ impl SearchIndex {
         state: OpenState,
         seq: Option<i64>,
     ) -> Result<Self, SearchError> {
-        schema::register_tokenizers(&index)?;
+        let stems = Arc::new(StemCache::new(DEFAULT_STEM_CACHE_BYTES));
+        schema::register_tokenizers(&index, stems.clone())?;
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -198,6 +200,7 @@ impl SearchIndex {
             snapshot: Mutex::new(None),
             answers: AnswerCache::default(),
             writer_memory: std::sync::atomic::AtomicUsize::new(super::DEFAULT_WRITER_MEMORY),
+            stems,
         })
     }
 

@@ -24,6 +24,8 @@ pub const DEFAULT_SEARCH_CACHE_MIB: u64 = (toolreg_search::ANSWER_CACHE_BYTES >>
 pub const DEFAULT_SEARCH_RECORDS_MIB: u64 = (toolreg_search::DEFAULT_RECORDS_MEMORY >> 20) as u64;
 /// The default of `--index-writer-mib`.
 pub const DEFAULT_INDEX_WRITER_MIB: u64 = (toolreg_search::DEFAULT_WRITER_MEMORY >> 20) as u64;
+/// The default of `--stem-cache-kib`.
+pub const DEFAULT_STEM_CACHE_KIB: u64 = (toolreg_search::DEFAULT_STEM_CACHE_BYTES >> 10) as u64;
 /// The least `--index-writer-mib` (tantivy's writer needs 15 MB).
 pub const MIN_INDEX_WRITER_MIB: u64 = (toolreg_search::MIN_WRITER_MEMORY >> 20) as u64;
 /// The most `--index-writer-mib`.

@@ -33,6 +33,8 @@ pub struct SearchMemory {
     pub records_bytes: usize,
     /// The index writer's memory budget, in bytes.
     pub writer_bytes: usize,
+    /// Most bytes of remembered English stems.
+    pub stem_bytes: usize,
 }
 
 impl Default for SearchMemory {
@@ -41,18 +43,26 @@ impl Default for SearchMemory {
             answer_bytes: toolreg_search::ANSWER_CACHE_BYTES,
             records_bytes: toolreg_search::DEFAULT_RECORDS_MEMORY,
             writer_bytes: toolreg_search::DEFAULT_WRITER_MEMORY,
+            stem_bytes: toolreg_search::DEFAULT_STEM_CACHE_BYTES,
         }
     }
 }
 
 impl SearchMemory {
-    /// From the flags' MiB.
-    pub fn from_mib(answers_mib: u64, records_mib: u64, writer_mib: u64) -> SearchMemory {
-        let bytes = |mib: u64| usize::try_from(mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+    /// From the flags' MiB (and the stems' KiB).
+    pub fn from_flags(
+        answers_mib: u64,
+        records_mib: u64,
+        writer_mib: u64,
+        stems_kib: u64,
+    ) -> SearchMemory {
+        let bytes =
+            |n: u64, unit: u64| usize::try_from(n.saturating_mul(unit)).unwrap_or(usize::MAX);
         SearchMemory {
-            answer_bytes: bytes(answers_mib),
-            records_bytes: bytes(records_mib),
-            writer_bytes: bytes(writer_mib),
+            answer_bytes: bytes(answers_mib, 1 << 20),
+            records_bytes: bytes(records_mib, 1 << 20),
+            writer_bytes: bytes(writer_mib, 1 << 20),
+            stem_bytes: bytes(stems_kib, 1 << 10),
         }
     }
 }
@@ -79,6 +89,7 @@ impl SearchService {
         index.set_result_cache_bytes(memory.answer_bytes);
         index.set_records_memory(memory.records_bytes);
         index.set_writer_memory(memory.writer_bytes);
+        index.set_stem_cache_bytes(memory.stem_bytes);
         match index.state() {
             OpenState::Rebuilt { reason } => {
                 tracing::warn!(dir = %dir.display(), %reason, "search index was unreadable; rebuilding it from the database")
