@@ -239,35 +239,28 @@ api_bind_addr = "127.0.0.1:{admin_port}"
         self.proc = subprocess.Popen([self.binary, "-c", self.conf, "server"],
                                      stdout=open(os.path.join(workdir, "garage.log"), "a"),
                                      stderr=subprocess.STDOUT, env=dict(os.environ, RUST_LOG="warn"))
-        node = None
-        for _ in range(200):
-            out = subprocess.run([self.binary, "-c", self.conf, "node", "id", "-q"],
-                                 capture_output=True, text=True, check=False)
-            if out.returncode == 0 and out.stdout.strip():
-                node = out.stdout.strip().split("@")[0]
-                break
-            if self.proc.poll() is not None:
-                raise RuntimeError("garage exited at start-up; see garage.log")
-            time.sleep(0.05)
-        if node is None:
-            raise RuntimeError("garage did not start")
+        node = self.wait_for("node", "id", "-q").split("@")[0]
         # `node id` reads the key from disk and can answer before the RPC
         # port listens; `status` goes through RPC.
-        for _ in range(200):
-            out = subprocess.run([self.binary, "-c", self.conf, "status"],
-                                 capture_output=True, text=True, check=False)
-            if out.returncode == 0:
-                break
-            if self.proc.poll() is not None:
-                raise RuntimeError("garage exited at start-up; see garage.log")
-            time.sleep(0.05)
-        else:
-            raise RuntimeError(f"garage's RPC did not answer: {out.stdout}{out.stderr}")
+        self.wait_for("status")
         self.cli("layout", "assign", "-z", "dc1", "-c", "10G", node)
         self.cli("layout", "apply", "--version", "1")
         self.cli("key", "import", "--yes", "-n", "bench", self.access_key, self.secret_key)
         self.cli("bucket", "create", bucket)
         self.cli("bucket", "allow", "--read", "--write", "--owner", bucket, "--key", "bench")
+
+    def wait_for(self, *args):
+        """Run `garage ARGS` every 50 ms until it succeeds (200 tries);
+        return its output."""
+        out = None
+        for _ in range(200):
+            out = subprocess.run([self.binary, "-c", self.conf, *args], capture_output=True, text=True, check=False)
+            if out.returncode == 0 and out.stdout.strip():
+                return out.stdout.strip()
+            if self.proc.poll() is not None:
+                raise RuntimeError("garage exited at start-up; see garage.log")
+            time.sleep(0.05)
+        raise RuntimeError(f"garage {' '.join(args)} did not answer: {out.stdout}{out.stderr}")
 
     def cli(self, *args):
         out = subprocess.run([self.binary, "-c", self.conf, *args], capture_output=True, text=True, check=False)
