@@ -2,10 +2,10 @@
 //! analyzed, and which are fast fields for sorting and facets.
 
 use std::sync::Arc;
+
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
 };
-
 use tantivy::tokenizer::{
     LowerCaser, NgramTokenizer, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
 };
