@@ -2,13 +2,17 @@
 //! a repeated `GET /api/v1/tools/{name}`, `GET /api/v1/tools/{name}/{version}`
 //! or bundle download costs a map lookup instead of a database round trip.
 //!
-//! What is kept, each bounded by bytes (a new entry that is not read again
-//! goes first; an entry read since the last eviction sweep stays):
+//! What is kept, in two parts each bounded by bytes (a new entry that is
+//! not read again goes first; an entry read since the last eviction sweep
+//! stays). The answers share one budget, so the routes the traffic uses get
+//! all of it (a fixed third each left the budget of an unused route idle):
 //! - **tool answers**: the JSON body of the tool summary, by normalized name;
 //! - **version answers**: the JSON body of one version, by normalized name
 //!   and version key (build metadata ignored, as the lookup does);
 //! - **download targets**: what a download needs to know about a version
 //!   (ids, digest, size, blocked and quarantined state), by the same key;
+//!
+//! and, in a budget of their own,
 //! - **bundles**: the bytes of small bundles, by digest. Content-addressed
 //!   bytes never change, so these are never stale.
 //!
@@ -95,6 +99,33 @@ impl DownloadTarget {
 
 /// A version entry's key: normalized tool name and version key.
 type VersionKey = (String, String);
+
+/// Which answer an entry of the answer part is.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum AnswerKey {
+    Tool(String),
+    Version(VersionKey),
+    Download(VersionKey),
+}
+
+/// An entry of the answer part: an encoded body or a download target.
+#[derive(Clone)]
+enum Answer {
+    Body(Bytes),
+    Target(Arc<DownloadTarget>),
+}
+
+/// An answer's weight in bytes: its key and value plus a rough overhead.
+fn answer_weight(key: &AnswerKey, answer: &Answer) -> usize {
+    let key = match key {
+        AnswerKey::Tool(name) => name.len(),
+        AnswerKey::Version((name, v)) | AnswerKey::Download((name, v)) => name.len() + v.len(),
+    };
+    key + match answer {
+        Answer::Body(body) => body.len() + 64,
+        Answer::Target(t) => t.version.len() + t.sha256.len() + t.state.reason_len() + 128,
+    }
+}
 
 /// Memory budget of each part of the cache.
 #[derive(Debug, Clone, Copy)]
@@ -203,9 +234,8 @@ pub struct ReadCache {
     epoch: AtomicU64,
     /// The newest change-log sequence number applied (-1: not following).
     followed: AtomicI64,
-    tools: Part<String, Bytes>,
-    versions: Part<VersionKey, Bytes>,
-    downloads: Part<VersionKey, Arc<DownloadTarget>>,
+    /// Tool and version answers and download targets, in one budget.
+    answers: Part<AnswerKey, Answer>,
     bundles: Part<String, Bytes>,
 }
 
@@ -213,8 +243,7 @@ impl std::fmt::Debug for ReadCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ReadCache")
             .field("enabled", &self.enabled)
-            .field("tools", &self.tools.len())
-            .field("versions", &self.versions.len())
+            .field("answers", &self.answers.len())
             .field("bundles", &self.bundles.len())
             .finish()
     }
@@ -231,32 +260,11 @@ pub const DEFAULT_MIB: u64 = 32;
 
 impl ReadCache {
     pub fn new(sizes: CacheSizes) -> ReadCache {
-        // The answer budget is shared equally by the three answer caches;
-        // each weighs an entry as its key and value plus a rough overhead.
-        let answers = sizes.answers / 3;
         ReadCache {
             enabled: sizes.answers > 0 || sizes.bundles > 0,
             epoch: AtomicU64::new(0),
             followed: AtomicI64::new(-1),
-            tools: Part::new(answers, 1024, TIME_TO_LIVE, |k: &String, v: &Bytes| {
-                k.len() + v.len() + 64
-            }),
-            versions: Part::new(answers, 1024, TIME_TO_LIVE, |k: &VersionKey, v: &Bytes| {
-                k.0.len() + k.1.len() + v.len() + 64
-            }),
-            downloads: Part::new(
-                answers,
-                256,
-                TIME_TO_LIVE,
-                |k: &VersionKey, v: &Arc<DownloadTarget>| {
-                    k.0.len()
-                        + k.1.len()
-                        + v.version.len()
-                        + v.sha256.len()
-                        + v.state.reason_len()
-                        + 128
-                },
-            ),
+            answers: Part::new(sizes.answers, 512, TIME_TO_LIVE, answer_weight),
             // quick_cache splits a budget into shards of at least 32 typical
             // entries, and an entry must fit in its shard: typical bundles
             // of 32 KiB let the largest kept bundle (256 KiB) into a shard
@@ -283,41 +291,52 @@ impl ReadCache {
         }
     }
 
-    pub fn tool(&self, name: &str) -> Option<Bytes> {
-        self.tools.get(&tool_key(name))
+    fn body(&self, key: &AnswerKey) -> Option<Bytes> {
+        match self.answers.get(key)? {
+            Answer::Body(body) => Some(body),
+            Answer::Target(_) => None,
+        }
     }
 
-    pub fn put_tool(&self, name: &str, body: Bytes, epoch: u64) {
+    /// Put an answer in, then undo it if a write invalidated since `epoch`.
+    fn put_answer(&self, key: AnswerKey, answer: Answer, epoch: u64) {
         if !self.enabled {
             return;
         }
-        let key = tool_key(name);
-        self.tools.insert(key.clone(), body);
-        self.settle(&self.tools, &key, epoch);
+        self.answers.insert(key.clone(), answer);
+        self.settle(&self.answers, &key, epoch);
+    }
+
+    pub fn tool(&self, name: &str) -> Option<Bytes> {
+        self.body(&AnswerKey::Tool(tool_key(name)))
+    }
+
+    pub fn put_tool(&self, name: &str, body: Bytes, epoch: u64) {
+        self.put_answer(AnswerKey::Tool(tool_key(name)), Answer::Body(body), epoch);
     }
 
     pub fn version(&self, name: &str, version: &str) -> Option<Bytes> {
-        self.versions.get(&version_cache_key(name, version)?)
+        self.body(&AnswerKey::Version(version_cache_key(name, version)?))
     }
 
     pub fn put_version(&self, name: &str, version: &str, body: Bytes, epoch: u64) {
-        let Some(key) = version_cache_key(name, version).filter(|_| self.enabled) else {
-            return;
-        };
-        self.versions.insert(key.clone(), body);
-        self.settle(&self.versions, &key, epoch);
+        if let Some(key) = version_cache_key(name, version) {
+            self.put_answer(AnswerKey::Version(key), Answer::Body(body), epoch);
+        }
     }
 
     pub fn download(&self, name: &str, version: &str) -> Option<Arc<DownloadTarget>> {
-        self.downloads.get(&version_cache_key(name, version)?)
+        let key = AnswerKey::Download(version_cache_key(name, version)?);
+        match self.answers.get(&key)? {
+            Answer::Target(target) => Some(target),
+            Answer::Body(_) => None,
+        }
     }
 
     pub fn put_download(&self, name: &str, target: Arc<DownloadTarget>, epoch: u64) {
-        let Some(key) = version_cache_key(name, &target.version).filter(|_| self.enabled) else {
-            return;
-        };
-        self.downloads.insert(key.clone(), target);
-        self.settle(&self.downloads, &key, epoch);
+        if let Some(key) = version_cache_key(name, &target.version) {
+            self.put_answer(AnswerKey::Download(key), Answer::Target(target), epoch);
+        }
     }
 
     /// A cached bundle's bytes.
@@ -337,7 +356,7 @@ impl ReadCache {
     /// counts changed).
     pub fn invalidate_tool(&self, name: &str) {
         self.epoch.fetch_add(1, Ordering::SeqCst);
-        self.tools.remove(&tool_key(name));
+        self.answers.remove(&AnswerKey::Tool(tool_key(name)));
     }
 
     /// Forget the tool summary of `name` and everything about `version`.
@@ -353,11 +372,11 @@ impl ReadCache {
 
     fn forget(&self, name: &str, version: &str, download_target: bool) {
         self.epoch.fetch_add(1, Ordering::SeqCst);
-        self.tools.remove(&tool_key(name));
+        self.answers.remove(&AnswerKey::Tool(tool_key(name)));
         if let Some(key) = version_cache_key(name, version) {
-            self.versions.remove(&key);
+            self.answers.remove(&AnswerKey::Version(key.clone()));
             if download_target {
-                self.downloads.remove(&key);
+                self.answers.remove(&AnswerKey::Download(key));
             }
         }
     }
@@ -366,9 +385,7 @@ impl ReadCache {
     /// owns). Bundles stay: their bytes cannot change.
     pub fn invalidate_answers(&self) {
         self.epoch.fetch_add(1, Ordering::SeqCst);
-        self.tools.clear();
-        self.versions.clear();
-        self.downloads.clear();
+        self.answers.clear();
     }
 
     /// Apply change-log rows (`(tool name, version)`) read from the database.
@@ -496,6 +513,37 @@ mod tests {
         assert!(part.get("fresh").is_none(), "served after its time to live");
         part.insert("fresh".into(), Bytes::from_static(b"{}"));
         assert!(part.get("fresh").is_some(), "a refill is served again");
+    }
+
+    #[test]
+    fn the_answers_share_one_budget() {
+        let budget = 1 << 20;
+        let cache = ReadCache::new(CacheSizes {
+            answers: budget,
+            bundles: 0,
+        });
+        // Download targets alone, each read once after it is put in, as a
+        // registry's downloads do: they may take more than a third.
+        for i in 0..20_000 {
+            let name = format!("tool-{i}");
+            cache.put_download(&name, target("1.0.0"), cache.epoch());
+            assert!(cache.download(&name, "1.0.0").is_some());
+        }
+        let weight = cache.answers.weight();
+        assert!(weight <= budget, "{weight} bytes");
+        assert!(weight > budget / 2, "targets hold only {weight} bytes");
+        // A tool answer still goes in beside them, and a version answer of
+        // the same key is another entry than its download target.
+        cache.put_tool("tool-1", Bytes::from_static(b"{}"), cache.epoch());
+        cache.put_version(
+            "tool-19999",
+            "1.0.0",
+            Bytes::from_static(b"{}"),
+            cache.epoch(),
+        );
+        assert!(cache.tool("tool-1").is_some());
+        assert!(cache.version("tool-19999", "1.0.0").is_some());
+        assert!(cache.download("tool-19999", "1.0.0").is_some());
     }
 
     #[test]
