@@ -115,16 +115,36 @@ enum Answer {
     Target(Arc<DownloadTarget>),
 }
 
-/// An answer's weight in bytes: its key and value plus a rough overhead.
+/// What one entry costs beyond the bytes its key and value point to: the
+/// cache's slot (hash, links) and the allocator's rounding of each heap
+/// allocation.
+const ENTRY_OVERHEAD: usize = 64;
+
+/// An answer's weight in bytes: what its key and value hold on the heap,
+/// the key and value themselves in the cache's slot, and
+/// [`ENTRY_OVERHEAD`]. A download target is small, so its fixed parts are
+/// most of it (~380 bytes each).
 fn answer_weight(key: &AnswerKey, answer: &Answer) -> usize {
     let key = match key {
         AnswerKey::Tool(name) => name.len(),
         AnswerKey::Version((name, v)) | AnswerKey::Download((name, v)) => name.len() + v.len(),
     };
-    key + match answer {
-        Answer::Body(body) => body.len() + 64,
-        Answer::Target(t) => t.version.len() + t.sha256.len() + t.state.reason_len() + 128,
-    }
+    let value = match answer {
+        Answer::Body(body) => body.len(),
+        Answer::Target(t) => {
+            // The `Arc`'s allocation: its two counts and the target.
+            2 * std::mem::size_of::<usize>()
+                + std::mem::size_of::<DownloadTarget>()
+                + t.version.len()
+                + t.sha256.len()
+                + t.state.reason_len()
+        }
+    };
+    std::mem::size_of::<AnswerKey>()
+        + std::mem::size_of::<Stamped<Answer>>()
+        + key
+        + value
+        + ENTRY_OVERHEAD
 }
 
 /// Memory budget of each part of the cache.
@@ -273,7 +293,13 @@ impl ReadCache {
                 sizes.bundles,
                 MAX_CACHED_BUNDLE as u64 / 8,
                 TIME_TO_LIVE,
-                |k: &String, v: &Bytes| k.len() + v.len() + 64,
+                |k: &String, v: &Bytes| {
+                    std::mem::size_of::<String>()
+                        + std::mem::size_of::<Stamped<Bytes>>()
+                        + k.len()
+                        + v.len()
+                        + ENTRY_OVERHEAD
+                },
             ),
         }
     }
@@ -532,6 +558,15 @@ mod tests {
         let weight = cache.answers.weight();
         assert!(weight <= budget, "{weight} bytes");
         assert!(weight > budget / 2, "targets hold only {weight} bytes");
+        // A target is weighed as what it takes (~380 bytes), not only its
+        // strings, so the budget bounds the memory.
+        let kept = (0..20_000)
+            .filter(|i| cache.download(&format!("tool-{i}"), "1.0.0").is_some())
+            .count();
+        assert!(
+            kept <= budget as usize / 300,
+            "{kept} targets in {budget} bytes"
+        );
         // A tool answer still goes in beside them, and a version answer of
         // the same key is another entry than its download target.
         cache.put_tool("tool-1", Bytes::from_static(b"{}"), cache.epoch());
