@@ -208,7 +208,11 @@ pub fn listed(conn: &mut DbConnection, only: Option<&str>) -> AppResult<Vec<List
         Option<String>,
     );
     let rows: Vec<Row> = match only {
-        Some(name) => query.filter(tools::name.eq(name)).load(conn)?,
+        // Found through the normalized name's index, then held to the exact name.
+        Some(name) => query
+            .filter(tools::normalized_name.eq(crate::models::tool::normalize(name)))
+            .filter(tools::name.eq(name))
+            .load(conn)?,
         None => query.load(conn)?,
     };
     Ok(rows

@@ -15,6 +15,7 @@ use toolreg_core::{ExecutionKind, Format, Tier};
 
 use crate::db::{Db, DbConnection, MAX_IN_LIST};
 use crate::models::stored::Stored;
+use crate::models::tool::normalize;
 use crate::models::tool_summary;
 use crate::models::version::{HasState, ManifestSummary, VersionState};
 use crate::models::ToolRow;
@@ -298,11 +299,15 @@ impl SearchSource for StoreSource {
 
     fn search_docs(&self, names: &[String]) -> Result<Vec<SearchDoc>, SearchError> {
         let mut conn = self.conn()?;
+        // By the normalized name, which is indexed (unique): `tools.name`
+        // is not, and a filter on it reads every tool's row, for each
+        // batch of changes the tailer applies.
+        let normalized: Vec<String> = names.iter().map(|n| normalize(n)).collect();
         let mut tools: Vec<ToolRow> = Vec::with_capacity(names.len());
-        for chunk in names.chunks(MAX_IN_LIST) {
+        for chunk in normalized.chunks(MAX_IN_LIST) {
             tools.extend(
                 tools::table
-                    .filter(tools::name.eq_any(chunk))
+                    .filter(tools::normalized_name.eq_any(chunk))
                     .select(ToolRow::as_select())
                     .load(&mut **conn)
                     .map_err(source_error)?,
