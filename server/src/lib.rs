@@ -4,6 +4,7 @@
 //! `lint`).
 //! `main.rs` only parses the command line and calls [`run`].
 
+pub mod access_log;
 pub mod app;
 pub mod auth;
 pub mod blobs;
@@ -109,6 +110,9 @@ fn init_tracing(log_buffer: usize) -> Option<log_writer::FlushGuard> {
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     match log_writer::BatchedStderr::start(log_buffer) {
         Ok((writer, guard)) => {
+            if !ansi {
+                access_log::write_directly_to(writer.clone());
+            }
             let _ = tracing_subscriber::fmt()
                 .with_env_filter(filter)
                 .with_ansi(ansi)

@@ -133,8 +133,9 @@ impl BatchedStderr {
     }
 }
 
-impl Write for BatchedStderr {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+impl BatchedStderr {
+    /// Append `buf` (whole lines) to what the writer thread writes next.
+    pub fn append(&self, buf: &[u8]) {
         let mut pending = self.shared.lock();
         while pending.bytes.len() >= self.shared.max_pending && !pending.closed {
             self.shared.wake_writer.notify_one();
@@ -148,6 +149,12 @@ impl Write for BatchedStderr {
         if pending.bytes.len() >= FLUSH_BYTES {
             self.shared.wake_writer.notify_one();
         }
+    }
+}
+
+impl Write for BatchedStderr {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.append(buf);
         Ok(buf.len())
     }
 

@@ -263,11 +263,13 @@ pub async fn track(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody + 'static>, actix_web::Error> {
     let start = Instant::now();
-    let method = req.method().to_string();
-    let path = req.path().to_string();
+    // Cheap copies: a standard method is a constant, a URI shares its bytes.
+    let method = req.method().clone();
+    let uri = req.uri().clone();
     let state = req.app_data::<web::Data<AppState>>().cloned();
     let result = next.call(req).await;
-    let seconds = start.elapsed().as_secs_f64();
+    let took = start.elapsed();
+    let seconds = took.as_secs_f64();
     let (status, route) = match &result {
         Ok(res) => (res.status().as_u16(), res.request().match_pattern()),
         Err(e) => (e.as_response_error().status_code().as_u16(), None),
@@ -275,10 +277,10 @@ pub async fn track(
     if let Some(state) = state {
         state
             .metrics
-            .record_request(&method, route.as_deref(), status, seconds);
+            .record_request(method.as_str(), route.as_deref(), status, seconds);
     }
     let route = route.as_deref().unwrap_or(OTHER);
-    tracing::info!(%method, %path, %route, status, ms = seconds * 1000.0, "request");
+    crate::access_log::request(method.as_str(), uri.path(), route, status, took);
     result
 }
 

@@ -460,14 +460,15 @@ fn wait_exit(child: &mut Child, within: Duration) -> std::process::ExitStatus {
     }
 }
 
-#[test]
-fn zero_config_serve_uses_sqlite_and_files_under_data() {
-    let cwd = tempfile::tempdir().unwrap();
+/// Run `toolreg-server` with no subcommand and no `TOOLREG_*` settings but
+/// the port (8080 may be busy on a shared machine), in `cwd`, with
+/// `RUST_LOG=rust_log`; ask for `/healthz` and for a tool that does not
+/// exist, stop it, and return its log.
+fn serve_zero_config(cwd: &std::path::Path, rust_log: &str) -> String {
     let port = free_port();
-    // No subcommand and no TOOLREG_* settings except the port (8080 may be busy on a shared machine).
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolreg-server"));
-    cmd.current_dir(cwd.path())
-        .env("RUST_LOG", "info")
+    cmd.current_dir(cwd)
+        .env("RUST_LOG", rust_log)
         .stderr(Stdio::piped());
     for (key, _) in std::env::vars() {
         if key.starts_with("TOOLREG_") || key.starts_with("AWS_") {
@@ -483,14 +484,9 @@ fn zero_config_serve_uses_sqlite_and_files_under_data() {
     let started = Instant::now();
     wait_healthy(port, child);
     eprintln!("healthy after {:?}", started.elapsed());
-    assert!(
-        cwd.path().join("data/toolreg.db").is_file(),
-        "SQLite database in ./data"
-    );
-    assert!(
-        cwd.path().join("data/objects").is_dir(),
-        "blobs in ./data/objects"
-    );
+    let res = reqwest::blocking::get(format!("http://127.0.0.1:{port}/api/v1/tools/no-such-tool"))
+        .unwrap();
+    assert_eq!(res.status(), 404);
     sigterm(child.id());
     let status = wait_exit(child, Duration::from_secs(10));
     assert!(status.success(), "{status}");
@@ -499,7 +495,65 @@ fn zero_config_serve_uses_sqlite_and_files_under_data() {
         log.push_str(&line.unwrap());
         log.push('\n');
     }
+    log
+}
+
+/// The access line of a request, as every log line looks:
+/// `<RFC 3339 time in µs>Z  INFO toolreg_server::metrics: request method=…
+/// path=… route=… status=… ms=<milliseconds, 3 decimals>`.
+fn access_line<'a>(log: &'a str, path: &str) -> Option<&'a str> {
+    log.lines()
+        .find(|l| l.contains(&format!(" request method=GET path={path} ")))
+}
+
+#[test]
+fn zero_config_serve_uses_sqlite_and_files_under_data() {
+    let cwd = tempfile::tempdir().unwrap();
+    let log = serve_zero_config(cwd.path(), "info");
+    assert!(
+        cwd.path().join("data/toolreg.db").is_file(),
+        "SQLite database in ./data"
+    );
+    assert!(
+        cwd.path().join("data/objects").is_dir(),
+        "blobs in ./data/objects"
+    );
     assert!(log.contains("listening"), "structured start log: {log}");
+
+    // Every request is logged, in the format of the other lines.
+    for (path, route, status) in [
+        ("/healthz", "/healthz", 200),
+        ("/api/v1/tools/no-such-tool", "/api/v1/tools/{name}", 404),
+    ] {
+        let line = access_line(&log, path).unwrap_or_else(|| panic!("no line for {path}: {log}"));
+        let (time, rest) = line.split_once("Z  INFO ").expect(line);
+        let time = chrono::NaiveDateTime::parse_from_str(time, "%Y-%m-%dT%H:%M:%S%.6f")
+            .unwrap_or_else(|e| panic!("time of `{line}`: {e}"));
+        let age = chrono::Utc::now().naive_utc() - time;
+        assert!(age.num_seconds().abs() < 60, "{line}");
+        let ms = rest
+            .strip_prefix(&format!(
+                "toolreg_server::metrics: request method=GET path={path} route={route} status={status} ms="
+            ))
+            .unwrap_or_else(|| panic!("fields of `{line}`"));
+        let (whole, thousandths) = ms.split_once('.').expect(line);
+        assert!(
+            whole.parse::<u64>().is_ok() && thousandths.len() == 3,
+            "{line}"
+        );
+        assert!(thousandths.bytes().all(|b| b.is_ascii_digit()), "{line}");
+    }
+    // The other lines keep tracing's own format around the access lines.
+    let other = log.lines().find(|l| l.contains("listening")).unwrap();
+    assert!(other.contains("Z  INFO toolreg_server::"), "{other}");
+}
+
+#[test]
+fn rust_log_silences_the_access_lines() {
+    let cwd = tempfile::tempdir().unwrap();
+    let log = serve_zero_config(cwd.path(), "warn");
+    assert!(access_line(&log, "/healthz").is_none(), "{log}");
+    assert!(!log.contains(" request method="), "{log}");
 }
 
 #[test]
