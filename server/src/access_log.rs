@@ -9,8 +9,8 @@
 //! them. When the logs are plain text going to [`BatchedStderr`] (not a
 //! terminal, which gets colours), the line is written here, by hand, into
 //! the same writer: a timestamp whose date and time of day are formatted
-//! once a second per thread, the fields copied, the numbers written as
-//! integers. Built by `tracing`'s formatter instead — a visitor formatting
+//! once a second per thread, the fields copied, the numbers written digit
+//! by digit. Built by `tracing`'s formatter instead — a visitor formatting
 //! each field through `Debug`, the date and time formatted anew, the
 //! duration as a shortest float — the line cost ~2–4 µs of a ~20 µs
 //! cached read (`bench/README.md`). Otherwise (colours, or no batching
@@ -67,7 +67,7 @@ pub fn request(method: &str, path: &str, route: &str, status: u16, took: Duratio
                 .to_string();
         }
         line.extend_from_slice(prefix.as_bytes());
-        push_padded(line, now.subsec_micros(), 6);
+        push_padded(line, u64::from(now.subsec_micros()), 6);
         line.extend_from_slice(b"Z  INFO ");
         line.extend_from_slice(TARGET.as_bytes());
         line.extend_from_slice(b": request method=");
@@ -77,26 +77,27 @@ pub fn request(method: &str, path: &str, route: &str, status: u16, took: Duratio
         line.extend_from_slice(b" route=");
         line.extend_from_slice(route.as_bytes());
         line.extend_from_slice(b" status=");
-        line.extend_from_slice(itoa::Buffer::new().format(status).as_bytes());
-        let micros = took.as_micros();
+        push_padded(line, u64::from(status), 1);
+        let micros = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
         line.extend_from_slice(b" ms=");
-        line.extend_from_slice(itoa::Buffer::new().format(micros / 1000).as_bytes());
+        push_padded(line, micros / 1000, 1);
         line.push(b'.');
-        push_padded(line, (micros % 1000) as u32, 3);
+        push_padded(line, micros % 1000, 3);
         line.push(b'\n');
         writer.append(line);
     });
 }
 
-/// `n` in decimal with leading zeros to `width` digits.
-fn push_padded(out: &mut Vec<u8>, n: u32, width: usize) {
-    let mut digits = itoa::Buffer::new();
-    let digits = digits.format(n);
-    out.extend(std::iter::repeat_n(
-        b'0',
-        width.saturating_sub(digits.len()),
-    ));
-    out.extend_from_slice(digits.as_bytes());
+/// `n` in decimal, with leading zeros to at least `width` digits.
+fn push_padded(out: &mut Vec<u8>, mut n: u64, width: usize) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    while n > 0 || digits.len() - start < width.max(1) {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    out.extend_from_slice(&digits[start..]);
 }
 
 #[cfg(test)]
@@ -110,6 +111,16 @@ mod tests {
         push_padded(&mut out, 7, 3);
         push_padded(&mut out, 123_456, 6);
         push_padded(&mut out, 0, 3);
-        assert_eq!(out, b"000042007123456000");
+        push_padded(&mut out, 0, 1);
+        push_padded(&mut out, 404, 1);
+        push_padded(&mut out, u64::MAX, 1);
+        assert_eq!(
+            out,
+            b"0000420071234560000404"
+                .iter()
+                .chain(b"18446744073709551615")
+                .copied()
+                .collect::<Vec<u8>>()
+        );
     }
 }
