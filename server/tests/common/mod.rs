@@ -589,3 +589,12 @@ pub async fn problem(res: reqwest::Response, status: u16, slug: &str) -> Value {
     assert_eq!(body["status"], status);
     body
 }
+
+/// Send SIGTERM to the process `pid`.
+pub fn sigterm(pid: u32) {
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
