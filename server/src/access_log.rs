@@ -34,10 +34,19 @@ pub fn write_directly_to(writer: BatchedStderr) {
     let _ = PLAIN.set(writer);
 }
 
+/// A thread's line being built, and the second its lines start with.
+struct Line {
+    bytes: Vec<u8>,
+    /// Seconds since the epoch of [`Line::prefix`].
+    second: i64,
+    /// That second as `YYYY-MM-DDTHH:MM:SS.`.
+    prefix: String,
+}
+
 thread_local! {
-    /// This thread's line being built, and the formatted second it starts
-    /// with: (seconds since the epoch, `YYYY-MM-DDTHH:MM:SS.`).
-    static LINE: RefCell<(Vec<u8>, i64, String)> = const { RefCell::new((Vec::new(), i64::MIN, String::new())) };
+    static LINE: RefCell<Line> = const {
+        RefCell::new(Line { bytes: Vec::new(), second: i64::MIN, prefix: String::new() })
+    };
 }
 
 /// Log one request: its method, path, matched route pattern, status and
@@ -53,7 +62,11 @@ pub fn request(method: &str, path: &str, route: &str, status: u16, took: Duratio
     };
     LINE.with(|cell| {
         let mut cell = cell.borrow_mut();
-        let (line, second, prefix) = &mut *cell;
+        let Line {
+            bytes: line,
+            second,
+            prefix,
+        } = &mut *cell;
         line.clear();
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)

@@ -120,10 +120,14 @@ enum Answer {
 /// allocation.
 const ENTRY_OVERHEAD: usize = 64;
 
-/// An answer's weight in bytes: what its key and value hold on the heap,
-/// the key and value themselves in the cache's slot, and
-/// [`ENTRY_OVERHEAD`]. A download target is small, so its fixed parts are
-/// most of it (~380 bytes each).
+/// An entry's weight in bytes: the `K` key and `V` value themselves in the
+/// cache's slot, the `heap` bytes they point to, and [`ENTRY_OVERHEAD`].
+fn entry_weight<K, V>(heap: usize) -> usize {
+    std::mem::size_of::<K>() + std::mem::size_of::<Stamped<V>>() + heap + ENTRY_OVERHEAD
+}
+
+/// An answer's [`entry_weight`]. A download target is small, so its fixed
+/// parts are most of it (~380 bytes each).
 fn answer_weight(key: &AnswerKey, answer: &Answer) -> usize {
     let key = match key {
         AnswerKey::Tool(name) => name.len(),
@@ -140,11 +144,7 @@ fn answer_weight(key: &AnswerKey, answer: &Answer) -> usize {
                 + t.state.reason_len()
         }
     };
-    std::mem::size_of::<AnswerKey>()
-        + std::mem::size_of::<Stamped<Answer>>()
-        + key
-        + value
-        + ENTRY_OVERHEAD
+    entry_weight::<AnswerKey, Answer>(key + value)
 }
 
 /// Memory budget of each part of the cache.
@@ -293,13 +293,7 @@ impl ReadCache {
                 sizes.bundles,
                 MAX_CACHED_BUNDLE as u64 / 8,
                 TIME_TO_LIVE,
-                |k: &String, v: &Bytes| {
-                    std::mem::size_of::<String>()
-                        + std::mem::size_of::<Stamped<Bytes>>()
-                        + k.len()
-                        + v.len()
-                        + ENTRY_OVERHEAD
-                },
+                |k: &String, v: &Bytes| entry_weight::<String, Bytes>(k.len() + v.len()),
             ),
         }
     }
