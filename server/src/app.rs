@@ -49,6 +49,9 @@ pub struct AppState {
     pub log: crate::transparency::LogService,
     /// Encoded answers of the hot read routes and small bundles.
     pub cache: crate::read_cache::ReadCache,
+    /// The stored tool summaries the read cache misses, looked up in
+    /// batches on PostgreSQL.
+    pub summaries: std::sync::Arc<crate::db::lookup_batch::LookupBatcher<String>>,
     /// Trusted publishing's ID-token verifier (off unless `serve` is given
     /// trusted issuers).
     pub oidc: std::sync::Arc<toolreg_trustpub::IdTokenVerifier>,
@@ -59,6 +62,11 @@ impl AppState {
         let openapi_json = openapi()
             .to_pretty_json()
             .unwrap_or_else(|_| "{}".to_string());
+        let summaries = crate::db::lookup_batch::LookupBatcher::new(
+            &db,
+            crate::models::tool_summary::stored,
+            crate::db::lookup_batch::MAX_IN_FLIGHT,
+        );
         AppState {
             db,
             blobs,
@@ -72,6 +80,7 @@ impl AppState {
             max_versions_per_tool: DEFAULT_MAX_VERSIONS_PER_TOOL,
             log: crate::transparency::LogService::ephemeral(),
             cache: crate::read_cache::ReadCache::default(),
+            summaries,
             oidc: std::sync::Arc::new(toolreg_trustpub::IdTokenVerifier::off()),
         }
     }

@@ -83,6 +83,7 @@ impl StoreOptions {
             connections: self.db_connections,
             sqlite_cache_kib: self.sqlite_cache_kib,
             sqlite_synchronous: self.sqlite_synchronous,
+            generic_plans: false,
         }
     }
 }

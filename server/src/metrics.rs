@@ -156,10 +156,16 @@ impl Metrics {
         self.downloads.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// The metrics in the Prometheus text exposition format.
-    /// The exposition text, with `grouped`: what the database's group
-    /// commit has done ([`crate::db::Db::group_commit_counts`]).
-    pub fn render(&self, grouped: &crate::db::GroupCommitCounts) -> String {
+    /// The metrics in the Prometheus text exposition format, with
+    /// `grouped`, what the database's group commit has done
+    /// ([`crate::db::Db::group_commit_counts`]), and `summaries`, the
+    /// summary lookups that missed the read cache
+    /// ([`crate::db::lookup_batch`]).
+    pub fn render(
+        &self,
+        grouped: &crate::db::GroupCommitCounts,
+        summaries: &crate::db::lookup_batch::LookupCounts,
+    ) -> String {
         let mut out = String::new();
         out.push_str("# HELP toolreg_http_requests_total HTTP requests by method, route pattern and status.\n");
         out.push_str("# TYPE toolreg_http_requests_total counter\n");
@@ -241,6 +247,16 @@ impl Metrics {
                 "Grouped publishes rolled back to their savepoint and run again in a later batch.",
                 &grouped.moved,
             ),
+            (
+                "toolreg_summary_lookups_total",
+                "Tool summaries read from the database (read-cache misses).",
+                &summaries.lookups,
+            ),
+            (
+                "toolreg_summary_lookup_queries_total",
+                "Queries that read them (on PostgreSQL, lookups that arrive together share one).",
+                &summaries.queries,
+            ),
         ];
         for (name, help, value) in counters {
             let _ = writeln!(
@@ -298,7 +314,10 @@ mod tests {
         }
         m.record_request("get", None, 404, 0.001);
         assert_eq!(m.series_count(), 4);
-        let text = m.render(&crate::db::GroupCommitCounts::default());
+        let text = m.render(
+            &crate::db::GroupCommitCounts::default(),
+            &crate::db::lookup_batch::LookupCounts::default(),
+        );
         assert!(text.contains(
             r#"toolreg_http_requests_total{method="OTHER",route="/api/v1/tools/{name}",status="405"} 100"#
         ), "{text}");
@@ -324,7 +343,10 @@ mod tests {
         assert_eq!(m.series_count(), MAX_SERIES + 1);
         // Existing series keep counting under their own labels.
         m.record_request("GET", Some("/route/0"), 200, 0.001);
-        let text = m.render(&crate::db::GroupCommitCounts::default());
+        let text = m.render(
+            &crate::db::GroupCommitCounts::default(),
+            &crate::db::lookup_batch::LookupCounts::default(),
+        );
         assert!(
             text.contains(r#"route="/route/0",status="200"} 2"#),
             "{text}"

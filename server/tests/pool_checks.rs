@@ -2,9 +2,11 @@
 //! A connection that answered the check within the last second is handed
 //! out without another one, so a connection the database closed meanwhile
 //! may fail one query; it must then be dropped, not handed out again.
+//! The batched lookups' own pool plans generic plans; the main pool keeps
+//! PostgreSQL's default.
 
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Integer};
+use diesel::sql_types::{BigInt, Integer, Text};
 use toolreg_server::db::{Db, DbConnection, DbOptions};
 use toolreg_server::error::{internal, AppResult};
 use toolreg_test_support::{services::connect_postgres, Services};
@@ -70,4 +72,37 @@ async fn a_connection_closed_by_the_database_is_dropped_after_one_failed_query()
         .await
         .expect("reads go on");
     assert_eq!(rows, 1);
+}
+
+/// `plan_cache_mode` of the connection that runs the read.
+async fn plan_cache_mode(db: &Db) -> AppResult<String> {
+    db.read(|conn| {
+        Ok(diesel::select(diesel::dsl::sql::<Text>(
+            "current_setting('plan_cache_mode')",
+        ))
+        .get_result(pg(conn)?)?)
+    })
+    .await
+}
+
+#[actix_web::test]
+async fn only_the_batched_lookups_pool_forces_generic_plans() {
+    let Some(services) = Services::postgres_only() else {
+        return;
+    };
+    let url = services.database_url().expect("url");
+    let db = Db::connect(&url).expect("pool");
+    let batched = db
+        .for_batched_lookups(2)
+        .expect("the batched lookups' pool");
+    assert_eq!(
+        plan_cache_mode(&batched).await.expect("read"),
+        "force_generic_plan"
+    );
+    assert_eq!(plan_cache_mode(&db).await.expect("read"), "auto");
+    assert_ne!(
+        backend_pid(&batched).await.expect("read"),
+        backend_pid(&db).await.expect("read"),
+        "a pool of its own"
+    );
 }

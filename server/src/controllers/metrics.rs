@@ -10,5 +10,9 @@ use crate::app::AppState;
 pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")
-        .body(state.metrics.render(state.db.group_commit_counts()))
+        .body(
+            state
+                .metrics
+                .render(state.db.group_commit_counts(), &state.summaries.counts),
+        )
 }

@@ -7,13 +7,14 @@ use std::time::Duration;
 
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use diesel::r2d2::{ManageConnection, Pool, PooledConnection, R2D2Connection};
+use diesel::r2d2::{CustomizeConnection, ManageConnection, Pool, PooledConnection, R2D2Connection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
 use crate::error::{internal, AppError, AppResult};
 
 pub mod batch_update;
 mod group_commit;
+pub mod lookup_batch;
 pub use group_commit::GroupCommitCounts;
 mod postgres_url;
 mod sqlite;
@@ -207,6 +208,10 @@ pub struct DbOptions {
     pub sqlite_cache_kib: u32,
     /// When an SQLite commit returns.
     pub sqlite_synchronous: SqliteSync,
+    /// PostgreSQL: every connection plans its prepared statements once, for
+    /// any parameters (`plan_cache_mode = force_generic_plan`). Only the
+    /// batched lookups' own pool sets it ([`Db::for_batched_lookups`]).
+    pub generic_plans: bool,
 }
 
 impl Default for DbOptions {
@@ -215,6 +220,7 @@ impl Default for DbOptions {
             connections: None,
             sqlite_cache_kib: DEFAULT_SQLITE_CACHE_KIB,
             sqlite_synchronous: SqliteSync::default(),
+            generic_plans: false,
         }
     }
 }
@@ -233,6 +239,31 @@ pub struct Db {
     /// grouped writes then run as plain ones).
     group_commit: Arc<OnceLock<Option<group_commit::GroupCommit>>>,
     group_commit_counts: Arc<GroupCommitCounts>,
+    /// The URL and options it was opened with, for [`Db::for_batched_lookups`].
+    url: Arc<str>,
+    options: DbOptions,
+}
+
+/// What every new pooled connection runs before its first use: SQLite's
+/// pragmas, and on PostgreSQL the plan cache mode when
+/// [`DbOptions::generic_plans`] is set.
+#[derive(Debug)]
+struct OnConnect {
+    sqlite: SqlitePragmas,
+    generic_plans: bool,
+}
+
+impl CustomizeConnection<PoolConnection, diesel::r2d2::Error> for OnConnect {
+    fn on_acquire(&self, conn: &mut PoolConnection) -> Result<(), diesel::r2d2::Error> {
+        match &mut conn.conn {
+            DbConnection::Sqlite(c) => self.sqlite.apply(c),
+            DbConnection::Postgresql(c) if self.generic_plans => {
+                c.batch_execute("SET plan_cache_mode = force_generic_plan")
+            }
+            DbConnection::Postgresql(_) => Ok(()),
+        }
+        .map_err(diesel::r2d2::Error::QueryError)
+    }
 }
 
 impl Db {
@@ -287,9 +318,12 @@ impl Db {
             // most once per `ALIVE_WINDOW` (`Manager::is_valid`); an SQLite
             // connection is a file handle and cannot go stale.
             .test_on_check_out(backend == Backend::Postgres)
-            .connection_customizer(Box::new(SqlitePragmas {
-                cache_kib: options.sqlite_cache_kib,
-                synchronous: options.sqlite_synchronous,
+            .connection_customizer(Box::new(OnConnect {
+                sqlite: SqlitePragmas {
+                    cache_kib: options.sqlite_cache_kib,
+                    synchronous: options.sqlite_synchronous,
+                },
+                generic_plans: options.generic_plans,
             }))
             .build(manager)
             .map_err(|e| internal(format!("cannot connect to the database: {e}")))?;
@@ -299,7 +333,33 @@ impl Db {
             write_lock: Arc::new(Mutex::new(())),
             group_commit: Arc::default(),
             group_commit_counts: Arc::default(),
+            url: url.into(),
+            options,
         })
+    }
+
+    /// The pool that [`lookup_batch`] sends its queries through: on
+    /// PostgreSQL a pool of its own, of `connections` connections with
+    /// generic plans. A batch's `= ANY($1)` lookup is planned anew on every
+    /// call otherwise: PostgreSQL keeps a custom plan for it, because the
+    /// generic plan's estimate for an array of unknown length costs more
+    /// than a plan for the array at hand, and planning the two-table join
+    /// took about as much of its CPU as running it. The plan is the same
+    /// for any array (an index probe of each name, then the summary by
+    /// key). On its own pool the setting touches no other query. On SQLite
+    /// (no plan cache; lookups run on the calling thread) it is this pool.
+    pub fn for_batched_lookups(&self, connections: u32) -> AppResult<Db> {
+        match self.backend {
+            Backend::Sqlite => Ok(self.clone()),
+            Backend::Postgres => Db::connect_with(
+                &self.url,
+                DbOptions {
+                    connections: Some(connections),
+                    generic_plans: true,
+                    ..self.options
+                },
+            ),
+        }
     }
 
     pub fn backend(&self) -> Backend {

@@ -6,9 +6,8 @@
 
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use diesel::r2d2::CustomizeConnection;
 
-use super::{DbConnection, PoolConnection};
+use super::DbConnection;
 use crate::error::{internal, AppError, AppResult};
 
 /// Sets the SQLite pragmas on every new connection: WAL (readers never block
@@ -28,19 +27,16 @@ pub(super) struct SqlitePragmas {
     pub(super) synchronous: SqliteSync,
 }
 
-impl CustomizeConnection<PoolConnection, diesel::r2d2::Error> for SqlitePragmas {
-    fn on_acquire(&self, conn: &mut PoolConnection) -> Result<(), diesel::r2d2::Error> {
-        if let DbConnection::Sqlite(c) = &mut conn.conn {
-            c.batch_execute(&format!(
-                "PRAGMA journal_mode = WAL; PRAGMA synchronous = {}; \
-                 PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON; \
-                 PRAGMA cache_size = -{};",
-                self.synchronous.pragma(),
-                self.cache_kib
-            ))
-            .map_err(diesel::r2d2::Error::QueryError)?;
-        }
-        Ok(())
+impl SqlitePragmas {
+    /// Set the pragmas on a new connection.
+    pub(super) fn apply(&self, c: &mut diesel::SqliteConnection) -> QueryResult<()> {
+        c.batch_execute(&format!(
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = {}; \
+             PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON; \
+             PRAGMA cache_size = -{};",
+            self.synchronous.pragma(),
+            self.cache_kib
+        ))
     }
 }
 

@@ -61,19 +61,25 @@ use crate::error::{internal, AppResult};
 use crate::models::version::{
     self, HasState, ManifestSummary, VersionRow, VersionState, VersionSummary,
 };
-use crate::models::{owner, tool, ToolRow};
+use crate::models::{owner, ToolRow};
 use crate::schema::{startup_fills, tool_owners, tool_summaries, tools, versions};
 
-/// The stored body of the tool whose normalized name matches `name`, if
-/// the tool exists and has one.
-pub fn stored(conn: &mut DbConnection, name: &str) -> AppResult<Option<String>> {
-    let normalized = tool::normalize(name);
-    Ok(crate::on_backend!(conn, |c| tools::table
+/// The stored bodies of the tools whose normalized names are `normalized`:
+/// (normalized name, body) for each such tool that has one. One name is
+/// one lookup by `=`, whose statement is prepared once; several are one
+/// `= ANY` query ([`crate::db::lookup_batch`] sends them on PostgreSQL).
+pub fn stored(conn: &mut DbConnection, normalized: &[String]) -> AppResult<Vec<(String, String)>> {
+    let query = tools::table
         .inner_join(tool_summaries::table)
-        .filter(tools::normalized_name.eq(&normalized))
-        .select(tool_summaries::body)
-        .first::<String>(c)
-        .optional())?)
+        .select((tools::normalized_name, tool_summaries::body));
+    Ok(match normalized {
+        [one] => crate::on_backend!(conn, |c| query
+            .filter(tools::normalized_name.eq(one))
+            .load::<(String, String)>(c))?,
+        many => crate::on_backend!(conn, |c| query
+            .filter(tools::normalized_name.eq_any(many))
+            .load::<(String, String)>(c))?,
+    })
 }
 
 /// A version a tool is listed under, with its manifest summary

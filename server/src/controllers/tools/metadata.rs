@@ -6,14 +6,13 @@
 
 use actix_web::{get, web, HttpResponse};
 use bytes::Bytes;
-use diesel::Connection;
 
 use crate::app::AppState;
 use crate::controllers::{self, json_body, Page, PageQuery};
 use crate::encode::to_json;
-use crate::error::{AppError, AppResult, ProblemBody};
+use crate::error::{AppResult, ProblemBody};
 use crate::models::version::{self, VersionContent};
-use crate::models::{tool_summary, ToolRow, VersionRow};
+use crate::models::{tool, tool_summary, ToolRow, VersionRow};
 use crate::views::{EncodableTool, EncodableVersion, VersionPage, TOOL_VERSIONS_LISTED};
 
 /// The tool summary: fields of its latest version, owners, downloads and its newest versions.
@@ -29,18 +28,21 @@ pub async fn show_tool(
         return Ok(json_body(body));
     }
     let epoch = state.cache.epoch();
-    let lookup = name.clone();
-    let body = state
-        .db
-        .lookup_one(move |conn| match tool_summary::stored(conn, &lookup)? {
-            Some(body) => Ok(body),
-            // A tool from before summaries were stored, not filled yet.
-            None => conn.transaction::<_, AppError, _>(|conn| {
-                let tool = ToolRow::require(conn, &lookup)?;
-                tool_summary::encode(conn, &tool)
-            }),
-        })
-        .await?;
+    let body = match state.summaries.load(tool::normalize(&name)).await? {
+        Some(body) => body,
+        // No such tool (the 404 names it), or one from before summaries
+        // were stored, not filled yet.
+        None => {
+            let lookup = name.clone();
+            state
+                .db
+                .lookup(move |conn| {
+                    let tool = ToolRow::require(conn, &lookup)?;
+                    tool_summary::encode(conn, &tool)
+                })
+                .await?
+        }
+    };
     let body = Bytes::from(body);
     state.cache.put_tool(&name, body.clone(), epoch);
     Ok(json_body(body))
