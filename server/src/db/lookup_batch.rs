@@ -8,7 +8,7 @@
 //! ~50 µs on each side). A [`LookupBatcher`] answers the lookups that arrive
 //! while one is in flight together: the waiting keys go out as one
 //! `= ANY($1)` query, and each waiter gets its own row. Under load that
-//! turns sixteen round trips into one or two; an idle server still sends a
+//! turns sixteen round trips into a few; an idle server still sends a
 //! lone lookup at once, as one query of one key.
 //!
 //! On SQLite a lookup is a function call on the calling thread
@@ -34,8 +34,10 @@ pub type FetchMany<V> = fn(&mut DbConnection, &[String]) -> AppResult<Vec<(Strin
 
 type Waiter<V> = (String, oneshot::Sender<AppResult<Option<V>>>);
 
-/// The default most queries of one kind out at once.
-pub const MAX_IN_FLIGHT: usize = 2;
+/// The default most queries of one kind out at once: one. With more, the
+/// lookups split into smaller batches, which served fewer summaries a
+/// second in the benchmark (`bench/README.md`).
+pub const MAX_IN_FLIGHT: usize = 1;
 
 /// Lookups of one kind waiting for a query, and how many queries are out.
 struct Pending<V> {
