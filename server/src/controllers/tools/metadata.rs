@@ -2,7 +2,8 @@
 //! `GET /api/v1/tools/{name}/{version}`. Both answers are encoded once and
 //! kept in the read cache (`crate::read_cache`) until a change invalidates
 //! them; a tool summary the cache does not hold is read as stored
-//! (`crate::models::tool_summary`).
+//! (`crate::models::tool_summary`), on PostgreSQL together with the other
+//! lookups that arrive meanwhile (`crate::db::lookup_batch`).
 
 use actix_web::{get, web, HttpResponse};
 use bytes::Bytes;
