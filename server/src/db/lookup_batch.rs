@@ -4,8 +4,8 @@
 //! blocking pool, libpq sends it and waits, and a PostgreSQL backend wakes
 //! up, parses the bind, runs the plan and answers. For an indexed lookup of
 //! one row the plan is the least of it; the per-statement costs on both
-//! sides are most of the CPU a cache miss takes (`bench/README.md` measured
-//! ~50 µs on each side). A [`LookupBatcher`] answers the lookups that arrive
+//! sides are most of the CPU a cache miss takes (`bench/README.md` has the
+//! measurements). A [`LookupBatcher`] answers the lookups that arrive
 //! while one is in flight together: the waiting keys go out as one
 //! `= ANY($1)` query, and each waiter gets its own row. Under load that
 //! turns sixteen round trips into a few; an idle server still sends a
