@@ -170,10 +170,12 @@ pub struct ServeOptions {
     #[arg(long, env = "TOOLREG_OIDC_AUDIENCE", default_value = toolreg_trustpub::DEFAULT_AUDIENCE, global = true)]
     pub oidc_audience: String,
     /// Memory for cached API answers and small bundles, in MiB (`0` turns
-    /// the cache off). Other replicas' changes reach the cache through the
-    /// change log; download counts and owner changes lag by at most 10 s.
-    #[arg(long, env = "TOOLREG_CACHE_MIB", default_value_t = crate::read_cache::DEFAULT_MIB, value_parser = clap::value_parser!(u64).range(0..=65536), global = true)]
-    pub cache_mib: u64,
+    /// the cache off); the bundles take half, at most 16 MiB. Default: 32
+    /// on SQLite, 128 on PostgreSQL. Other replicas' changes reach the
+    /// cache through the change log; download counts and owner changes lag
+    /// by at most 10 s.
+    #[arg(long, env = "TOOLREG_CACHE_MIB", value_parser = clap::value_parser!(u64).range(0..=65536), global = true)]
+    pub cache_mib: Option<u64>,
     /// Memory for remembered search answers, in MiB (`0` turns it off);
     /// emptied whenever the index changes.
     #[arg(long, env = "TOOLREG_SEARCH_CACHE_MIB", default_value_t = crate::search::DEFAULT_SEARCH_CACHE_MIB, value_parser = clap::value_parser!(u64).range(0..=4096), global = true)]
@@ -224,7 +226,7 @@ impl Default for ServeOptions {
             max_versions_per_tool: crate::app::DEFAULT_MAX_VERSIONS_PER_TOOL,
             trusted_issuers: Vec::new(),
             oidc_audience: toolreg_trustpub::DEFAULT_AUDIENCE.to_string(),
-            cache_mib: crate::read_cache::DEFAULT_MIB,
+            cache_mib: None,
             search_cache_mib: crate::search::DEFAULT_SEARCH_CACHE_MIB,
             search_records_mib: crate::search::DEFAULT_SEARCH_RECORDS_MIB,
             index_writer_mib: crate::search::DEFAULT_INDEX_WRITER_MIB,

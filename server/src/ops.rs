@@ -47,7 +47,10 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     let migrated = started.elapsed();
     let blobs = BlobStore::open(&store.storage_url())?;
     let mut state = AppState::new(db, blobs, opts.policy.clone());
-    state.cache = ReadCache::new(CacheSizes::from_mib(opts.cache_mib));
+    let cache_mib = opts
+        .cache_mib
+        .unwrap_or_else(|| crate::read_cache::default_mib(state.db.backend()));
+    state.cache = ReadCache::new(CacheSizes::from_mib(cache_mib));
     state.rate_limits = crate::rate_limit::RateLimits {
         publish: opts.rate_limit_publish,
         tokens: opts.rate_limit_tokens,

@@ -157,13 +157,17 @@ pub struct CacheSizes {
 }
 
 impl CacheSizes {
-    /// Split `mib` MiB between answers and bundles (half each). 0 turns
-    /// the cache off.
+    /// Split `mib` MiB between answers and bundles: half each, with the
+    /// bundles' half at most [`MAX_BUNDLES_MIB`] and the rest for answers.
+    /// A cached answer saves a database query, a cached bundle only a
+    /// read of bytes, so a budget larger than the default goes to the
+    /// answers. 0 turns the cache off.
     pub fn from_mib(mib: u64) -> CacheSizes {
         let bytes = mib * 1024 * 1024;
+        let bundles = (bytes / 2).min(MAX_BUNDLES_MIB * 1024 * 1024);
         CacheSizes {
-            answers: bytes / 2,
-            bundles: bytes / 2,
+            answers: bytes - bundles,
+            bundles,
         }
     }
 }
@@ -275,8 +279,25 @@ impl Default for ReadCache {
     }
 }
 
-/// The default memory budget, in MiB (`--cache-mib`).
+/// The default memory budget on SQLite, in MiB (`--cache-mib`). A miss
+/// there is a read of a page of a local file, cheap next to the memory.
 pub const DEFAULT_MIB: u64 = 32;
+
+/// The default memory budget on PostgreSQL, in MiB: a miss there is a round
+/// trip to another process and its CPU, so the budget holds the summaries of
+/// ~100,000 tools (~1.2 KB each as weighed).
+pub const DEFAULT_MIB_POSTGRES: u64 = 128;
+
+/// The most the bundles' part takes of any budget, in MiB.
+pub const MAX_BUNDLES_MIB: u64 = 16;
+
+/// The default budget for a backend (`--cache-mib` when not given).
+pub fn default_mib(backend: crate::db::Backend) -> u64 {
+    match backend {
+        crate::db::Backend::Sqlite => DEFAULT_MIB,
+        crate::db::Backend::Postgres => DEFAULT_MIB_POSTGRES,
+    }
+}
 
 impl ReadCache {
     pub fn new(sizes: CacheSizes) -> ReadCache {
@@ -490,6 +511,23 @@ mod tests {
         let after = cache.epoch();
         cache.put_tool("send-mail", Bytes::from_static(b"fresh"), after);
         assert_eq!(cache.tool("send-mail").as_deref(), Some(&b"fresh"[..]));
+    }
+
+    #[test]
+    fn a_budget_past_the_default_goes_to_the_answers() {
+        let mib = |bytes: u64| bytes / (1024 * 1024);
+        let small = CacheSizes::from_mib(DEFAULT_MIB);
+        assert_eq!((mib(small.answers), mib(small.bundles)), (16, 16));
+        let large = CacheSizes::from_mib(DEFAULT_MIB_POSTGRES);
+        assert_eq!((mib(large.answers), mib(large.bundles)), (112, 16));
+        let off = CacheSizes::from_mib(0);
+        assert_eq!((off.answers, off.bundles), (0, 0));
+        assert!(!ReadCache::new(off).enabled);
+        assert_eq!(default_mib(crate::db::Backend::Sqlite), DEFAULT_MIB);
+        assert_eq!(
+            default_mib(crate::db::Backend::Postgres),
+            DEFAULT_MIB_POSTGRES
+        );
     }
 
     #[test]
