@@ -27,6 +27,7 @@ import argparse
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -134,6 +135,22 @@ class Server:
 
     def peak_rss_mib(self):
         return rss_kib(self.proc.pid, "VmHWM") / 1024
+
+
+def start_phases(log_path, offset=0):
+    """The start-up phases (ms) of the first "toolreg-server listening" line
+    the server logged after `offset`: start, migrate, setup, fill, search."""
+    try:
+        with open(log_path, errors="replace") as f:
+            f.seek(offset)
+            text = f.read()
+    except OSError:
+        return {}
+    m = re.search(r"toolreg-server listening.*", text)
+    if not m:
+        return {}
+    return {k: round(float(v), 1)
+            for k, v in re.findall(r"\b(start|migrate|setup|fill|search)_ms=([0-9.]+)", m.group(0))}
 
 
 def wrk(url, scenario, seconds, connections, threads=2, n=1, words=None):
@@ -331,7 +348,9 @@ def run_config(args, backend, n, workdir, words):
         log(f"{backend} N={n}: download {dl['rps']:.0f} req/s; nginx serving the same {n} bundles "
             f"from files: {ngd['download_rps']:.0f} req/s")
         server.stop()
+        offset = os.path.getsize(server.log_path)
         row["start_loaded_s"] = server.start()
+        row["start_loaded_phases_ms"] = start_phases(server.log_path, offset)
         time.sleep(0.5)
         row["rss_restart_mib"] = server.rss_mib()
         log(f"{backend} N={n}: {json.dumps(row)}")

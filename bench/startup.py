@@ -6,8 +6,8 @@ with N tools", without the load and wrk runs around it).
 Seeds N tools once through the HTTP API (bench/publish.py, 8 clients) into
 --data (and, for PostgreSQL, the database --db), then restarts the server
 --restarts times and prints each start-up time, the median, and the phases
-the server logged ("toolreg-server listening": migrate_ms, fill_ms,
-search_ms). With --reuse the seeding is skipped (a kept --data / --db).
+the server logged ("toolreg-server listening": migrate_ms, setup_ms,
+fill_ms, search_ms). With --reuse the seeding is skipped (a kept --data / --db).
 
     bench/startup.py --backend sqlite --n 100000 --data /tmp/su-sqlite
     bench/startup.py --backend postgres --n 100000 --data /tmp/su-pg --db su_pg
@@ -23,7 +23,6 @@ that a health check that listed the bucket would pay for its size).
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -89,16 +88,12 @@ def main():
             times.append(server.start())
             time.sleep(0.3)
             server.stop()
-            with open(log_path, errors="replace") as f:
-                f.seek(offset)
-                text = f.read()
-            m = re.search(r"toolreg-server listening.*", text)
-            phases.append(m.group(0) if m else "")
+            phases.append(bench.start_phases(log_path, offset))
         for t, ph in zip(times, phases):
-            fields = " ".join(re.findall(r"(?:start|migrate|fill|search)_ms=[0-9.]+", ph))
+            fields = " ".join(f"{k}_ms={v}" for k, v in ph.items())
             print(f"start {t:.3f} s   {fields}")
         print(json.dumps({"backend": args.backend, "storage": args.storage, "n": args.n,
-                          "start_s": times, "median_s": statistics.median(times)}))
+                          "start_s": times, "median_s": statistics.median(times), "phases_ms": phases}))
     finally:
         server.stop()
         if moto:

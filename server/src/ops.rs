@@ -84,6 +84,7 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     let signer = crate::transparency::load_signer(&key_source, &store.data_dir, opts.listen)?;
     tracing::info!(key = %signer.verifier_key(), "transparency log key");
     state.log = crate::transparency::LogService::new(signer);
+    let set_up = started.elapsed();
     // Versions published before `versions.version_order` existed get it
     // before anything reads versions in that order.
     let mut ordered = 0;
@@ -156,8 +157,9 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     let listener = TcpListener::bind(opts.listen)
         .map_err(|e| internal(format!("cannot listen on {}: {e}", opts.listen)))?;
     let addr = listener.local_addr().map_err(|e| internal(e.to_string()))?;
-    // Where start-up time goes: connecting and migrating, the start-up
-    // fills and checks, opening the search index.
+    // Where start-up time goes: connecting and migrating, setting up the
+    // storage client, the caches and the log key, the start-up fills and
+    // checks (database transactions), opening the search index.
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     tracing::info!(
         %addr,
@@ -165,7 +167,8 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
         storage = %store.storage_url(),
         start_ms = ms(started.elapsed()),
         migrate_ms = ms(migrated),
-        fill_ms = ms(filled - migrated),
+        setup_ms = ms(set_up - migrated),
+        fill_ms = ms(filled - set_up),
         search_ms = ms(searching - filled),
         "toolreg-server listening"
     );
