@@ -137,6 +137,28 @@ class Server:
         return rss_kib(self.proc.pid, "VmHWM") / 1024
 
 
+def cpu_jiffies():
+    """(busy, total) clock ticks of all CPUs since boot, from /proc/stat."""
+    with open("/proc/stat") as f:
+        ticks = [int(v) for v in f.readline().split()[1:]]
+    return sum(ticks) - ticks[3] - ticks[4], sum(ticks)
+
+
+def wait_idle(limit=60.0, window=0.5, busy_share=0.1):
+    """Wait until the machine's CPUs were busy for less than `busy_share` of
+    a `window` (PostgreSQL or the S3 server may still be writing back what
+    the runs before left them), at most `limit` seconds; return the
+    seconds waited."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < limit:
+        b0, a0 = cpu_jiffies()
+        time.sleep(window)
+        b1, a1 = cpu_jiffies()
+        if (b1 - b0) < busy_share * max(1, a1 - a0):
+            break
+    return time.monotonic() - t0
+
+
 def start_phases(log_path, offset=0):
     """The start-up phases (ms) of the first "toolreg-server listening" line
     the server logged after `offset`: start, migrate, setup, fill, search."""
@@ -349,10 +371,16 @@ def run_config(args, backend, n, workdir, words):
             f"from files: {ngd['download_rps']:.0f} req/s")
         server.stop()
         offset = os.path.getsize(server.log_path)
+        # The restart measures toolreg, not the other servers' background
+        # work after the reads: it waits for the machine to go quiet.
+        row["settle_before_start_s"] = round(wait_idle(), 1)
         row["start_loaded_s"] = server.start()
-        row["start_loaded_phases_ms"] = start_phases(server.log_path, offset)
         time.sleep(0.5)
         row["rss_restart_mib"] = server.rss_mib()
+        # The server writes its log from a background thread: read the
+        # start-up line once it has stopped.
+        server.stop()
+        row["start_loaded_phases_ms"] = start_phases(server.log_path, offset)
         log(f"{backend} N={n}: {json.dumps(row)}")
     finally:
         server.stop()

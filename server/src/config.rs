@@ -171,7 +171,7 @@ pub struct ServeOptions {
     pub oidc_audience: String,
     /// Memory for cached API answers and small bundles, in MiB (`0` turns
     /// the cache off); the bundles take half, at most 16 MiB. Default: 32
-    /// on SQLite, 128 on PostgreSQL. Other replicas' changes reach the
+    /// on SQLite, 96 on PostgreSQL. Other replicas' changes reach the
     /// cache through the change log; download counts and owner changes lag
     /// by at most 10 s.
     #[arg(long, env = "TOOLREG_CACHE_MIB", value_parser = clap::value_parser!(u64).range(0..=65536), global = true)]

@@ -284,9 +284,10 @@ impl Default for ReadCache {
 pub const DEFAULT_MIB: u64 = 32;
 
 /// The default memory budget on PostgreSQL, in MiB: a miss there is a round
-/// trip to another process and its CPU, so the budget holds the summaries of
-/// ~100,000 tools (~1.2 KB each as weighed).
-pub const DEFAULT_MIB_POSTGRES: u64 = 128;
+/// trip to another process and its CPU, so the answers get 80 MiB, the
+/// summaries of ~70,000 tools (~1.2 KB each as weighed). The whole 100,000
+/// of the benchmark (128 MiB) took the process past its 256 MiB goal.
+pub const DEFAULT_MIB_POSTGRES: u64 = 96;
 
 /// The most the bundles' part takes of any budget, in MiB.
 pub const MAX_BUNDLES_MIB: u64 = 16;

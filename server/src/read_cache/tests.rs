@@ -60,7 +60,7 @@ fn a_budget_past_the_default_goes_to_the_answers() {
     let small = CacheSizes::from_mib(DEFAULT_MIB);
     assert_eq!((mib(small.answers), mib(small.bundles)), (16, 16));
     let large = CacheSizes::from_mib(DEFAULT_MIB_POSTGRES);
-    assert_eq!((mib(large.answers), mib(large.bundles)), (112, 16));
+    assert_eq!((mib(large.answers), mib(large.bundles)), (80, 16));
     let off = CacheSizes::from_mib(0);
     assert_eq!((off.answers, off.bundles), (0, 0));
     assert!(!ReadCache::new(off).enabled);
