@@ -285,8 +285,8 @@ pub const DEFAULT_MIB: u64 = 32;
 
 /// The default memory budget on PostgreSQL, in MiB: a miss there is a round
 /// trip to another process and its CPU, so the answers get 80 MiB, the
-/// summaries of ~70,000 tools (~1.2 KB each as weighed). The whole 100,000
-/// of the benchmark (128 MiB) took the process past its 256 MiB goal.
+/// summaries of ~70,000 tools (~1.2 KB each as weighed): as much as keeps
+/// a 100,000-tool registry's server within its 256 MiB goal.
 pub const DEFAULT_MIB_POSTGRES: u64 = 96;
 
 /// The most the bundles' part takes of any budget, in MiB.
