@@ -27,7 +27,6 @@ import argparse
 import http.client
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -42,6 +41,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import toolgen  # noqa: E402
 import goals  # noqa: E402
+import restart  # noqa: E402
 
 LUA = os.path.join(HERE, "wrk", "scenario.lua")
 PG_ADMIN = ["-h", "127.0.0.1", "-p", "5432", "-U", "postgres"]
@@ -135,44 +135,6 @@ class Server:
 
     def peak_rss_mib(self):
         return rss_kib(self.proc.pid, "VmHWM") / 1024
-
-
-def cpu_jiffies():
-    """(busy, total) clock ticks of all CPUs since boot, from /proc/stat."""
-    with open("/proc/stat") as f:
-        ticks = [int(v) for v in f.readline().split()[1:]]
-    return sum(ticks) - ticks[3] - ticks[4], sum(ticks)
-
-
-def wait_idle(limit=60.0, window=0.5, busy_share=0.1):
-    """Wait until the machine's CPUs were busy for less than `busy_share` of
-    a `window` (PostgreSQL or the S3 server may still be writing back what
-    the runs before left them), at most `limit` seconds; return the
-    seconds waited."""
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < limit:
-        b0, a0 = cpu_jiffies()
-        time.sleep(window)
-        b1, a1 = cpu_jiffies()
-        if (b1 - b0) < busy_share * max(1, a1 - a0):
-            break
-    return time.monotonic() - t0
-
-
-def start_phases(log_path, offset=0):
-    """The start-up phases (ms) of the first "toolreg-server listening" line
-    the server logged after `offset`: start, migrate, setup, fill, search."""
-    try:
-        with open(log_path, errors="replace") as f:
-            f.seek(offset)
-            text = f.read()
-    except OSError:
-        return {}
-    m = re.search(r"toolreg-server listening.*", text)
-    if not m:
-        return {}
-    return {k: round(float(v), 1)
-            for k, v in re.findall(r"\b(start|migrate|setup|fill|search)_ms=([0-9.]+)", m.group(0))}
 
 
 def wrk(url, scenario, seconds, connections, threads=2, n=1, words=None):
@@ -373,14 +335,14 @@ def run_config(args, backend, n, workdir, words):
         offset = os.path.getsize(server.log_path)
         # The restart measures toolreg, not the other servers' background
         # work after the reads: it waits for the machine to go quiet.
-        row["settle_before_start_s"] = round(wait_idle(), 1)
+        row["settle_before_start_s"] = round(restart.wait_idle(), 1)
         row["start_loaded_s"] = server.start()
         time.sleep(0.5)
         row["rss_restart_mib"] = server.rss_mib()
         # The server writes its log from a background thread: read the
         # start-up line once it has stopped.
         server.stop()
-        row["start_loaded_phases_ms"] = start_phases(server.log_path, offset)
+        row["start_loaded_phases_ms"] = restart.start_phases(server.log_path, offset)
         log(f"{backend} N={n}: {json.dumps(row)}")
     finally:
         server.stop()

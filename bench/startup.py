@@ -32,6 +32,7 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench  # noqa: E402
+import restart  # noqa: E402
 
 
 def fill_bucket(endpoint, bucket, count):
@@ -88,7 +89,7 @@ def main():
             times.append(server.start())
             time.sleep(0.3)
             server.stop()
-            phases.append(bench.start_phases(log_path, offset))
+            phases.append(restart.start_phases(log_path, offset))
         for t, ph in zip(times, phases):
             fields = " ".join(f"{k}_ms={v}" for k, v in ph.items())
             print(f"start {t:.3f} s   {fields}")

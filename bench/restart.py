@@ -1,0 +1,44 @@
+"""Timing a restart of the server: wait for the machine to go quiet first,
+then read the start-up phases the server logged (bench.py's "start with N
+tools", bench/startup.py)."""
+
+import re
+import time
+
+
+def cpu_jiffies():
+    """(busy, total) clock ticks of all CPUs since boot, from /proc/stat."""
+    with open("/proc/stat") as f:
+        ticks = [int(v) for v in f.readline().split()[1:]]
+    return sum(ticks) - ticks[3] - ticks[4], sum(ticks)
+
+
+def wait_idle(limit=60.0, window=0.5, busy_share=0.1):
+    """Wait until the machine's CPUs were busy for less than `busy_share` of
+    a `window` (PostgreSQL or the S3 server may still be writing back what
+    the runs before left them), at most `limit` seconds; return the
+    seconds waited."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < limit:
+        b0, a0 = cpu_jiffies()
+        time.sleep(window)
+        b1, a1 = cpu_jiffies()
+        if (b1 - b0) < busy_share * max(1, a1 - a0):
+            break
+    return time.monotonic() - t0
+
+
+def start_phases(log_path, offset=0):
+    """The start-up phases (ms) of the first "toolreg-server listening" line
+    the server logged after `offset`: start, migrate, setup, fill, search."""
+    try:
+        with open(log_path, errors="replace") as f:
+            f.seek(offset)
+            text = f.read()
+    except OSError:
+        return {}
+    m = re.search(r"toolreg-server listening.*", text)
+    if not m:
+        return {}
+    return {k: round(float(v), 1)
+            for k, v in re.findall(r"\b(start|migrate|setup|fill|search)_ms=([0-9.]+)", m.group(0))}
