@@ -30,7 +30,10 @@ def wait_idle(limit=60.0, window=0.5, busy_share=0.1):
 
 def start_phases(log_path, offset=0):
     """The start-up phases (ms) of the first "toolreg-server listening" line
-    the server logged after `offset`: start, migrate, setup, fill, search."""
+    the server logged after `offset` (start, migrate, setup, fill: what came
+    before the listener) and, once logged, of the "search index open" line
+    that follows it (search: opening the index, which the server does while
+    it already answers; search_ready: from the process's start)."""
     try:
         with open(log_path, errors="replace") as f:
             f.seek(offset)
@@ -40,5 +43,11 @@ def start_phases(log_path, offset=0):
     m = re.search(r"toolreg-server listening.*", text)
     if not m:
         return {}
-    return {k: round(float(v), 1)
-            for k, v in re.findall(r"\b(start|migrate|setup|fill|search)_ms=([0-9.]+)", m.group(0))}
+    phases = {k: round(float(v), 1)
+              for k, v in re.findall(r"\b(start|migrate|setup|fill)_ms=([0-9.]+)", m.group(0))}
+    opened = re.search(r"search index open.*", text[m.end():])
+    if opened:
+        names = {"search": "search", "since_start": "search_ready"}
+        phases.update({names[k]: round(float(v), 1)
+                       for k, v in re.findall(r"\b(search|since_start)_ms=([0-9.]+)", opened.group(0))})
+    return phases

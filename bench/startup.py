@@ -7,7 +7,8 @@ Seeds N tools once through the HTTP API (bench/publish.py, 8 clients) into
 --data (and, for PostgreSQL, the database --db), then restarts the server
 --restarts times and prints each start-up time, the median, and the phases
 the server logged ("toolreg-server listening": migrate_ms, setup_ms,
-fill_ms, search_ms). With --reuse the seeding is skipped (a kept --data / --db).
+fill_ms; then "search index open": search_ms, since_start_ms). With
+--reuse the seeding is skipped (a kept --data / --db).
 
     bench/startup.py --backend sqlite --n 100000 --data /tmp/su-sqlite
     bench/startup.py --backend postgres --n 100000 --data /tmp/su-pg --db su_pg

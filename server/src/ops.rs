@@ -143,24 +143,12 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
     }
     let filled = started.elapsed();
     let state = web::Data::new(state);
-    let source = Arc::new(StoreSource::new(state.db.clone()));
-    let memory = search::SearchMemory::from_flags(
-        opts.search_cache_mib,
-        opts.search_records_mib,
-        opts.index_writer_mib,
-        opts.stem_cache_kib,
-    );
-    state
-        .search
-        .start(&search::index_dir(store), source, memory)?;
-    let searching = started.elapsed();
     let listener = TcpListener::bind(opts.listen)
         .map_err(|e| internal(format!("cannot listen on {}: {e}", opts.listen)))?;
     let addr = listener.local_addr().map_err(|e| internal(e.to_string()))?;
     // Where start-up time goes: connecting and migrating, setting up the
     // storage client, the caches and the log key, the start-up fills and
-    // checks (database transactions), opening the search index.
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    // checks (database transactions). The search index opens afterwards.
     tracing::info!(
         %addr,
         database = %redact(&store.database_url()),
@@ -169,11 +157,13 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
         migrate_ms = ms(migrated),
         setup_ms = ms(set_up - migrated),
         fill_ms = ms(filled - set_up),
-        search_ms = ms(searching - filled),
         "toolreg-server listening"
     );
+    // Searches wait for the index from here on, before the first request.
+    state.search.begin_opening();
     let server =
         app::server(state.clone(), listener, opts.workers).map_err(|e| internal(e.to_string()))?;
+    let search_failed = open_search(state.clone(), store, opts, server.handle(), started);
     app::spawn_download_flusher(state.clone());
     app::spawn_change_follower(state.clone());
     app::spawn_summary_filler(state.clone());
@@ -183,7 +173,67 @@ pub async fn serve(store: &StoreOptions, opts: &ServeOptions) -> AppResult<()> {
         tracing::warn!(error = %e, "could not write the last download counts");
     }
     tracing::info!("toolreg-server stopped");
+    if let Some(e) = search_failed
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+    {
+        return Err(e);
+    }
     result.map_err(|e| internal(format!("server failed: {e}")))
+}
+
+/// Milliseconds, for the start-up log lines.
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Open the search index (rebuilt from the database if it is missing or
+/// unreadable) while the server already answers: the index's files are
+/// most of what a restart reads, and on a cold page cache most of its time,
+/// and no other route needs them. Queries wait for it meanwhile
+/// (`SearchService::query`). An index that cannot be opened at all (its
+/// directory not writable, or held by another process) stops the server,
+/// as it did when the index was opened before listening; the error is
+/// left in the returned slot for `serve` to return.
+fn open_search(
+    state: web::Data<AppState>,
+    store: &StoreOptions,
+    opts: &ServeOptions,
+    server: actix_web::dev::ServerHandle,
+    started: std::time::Instant,
+) -> Arc<std::sync::Mutex<Option<crate::error::AppError>>> {
+    let failed = Arc::new(std::sync::Mutex::new(None));
+    let slot = failed.clone();
+    let dir = search::index_dir(store);
+    let memory = search::SearchMemory::from_flags(
+        opts.search_cache_mib,
+        opts.search_records_mib,
+        opts.index_writer_mib,
+        opts.stem_cache_kib,
+    );
+    actix_web::rt::spawn(async move {
+        let opening = std::time::Instant::now();
+        let source = Arc::new(StoreSource::new(state.db.clone()));
+        let search = state.clone();
+        let opened = web::block(move || search.search.start(&dir, source, memory)).await;
+        let error = match opened {
+            Ok(Ok(())) => {
+                tracing::info!(
+                    search_ms = ms(opening.elapsed()),
+                    since_start_ms = ms(started.elapsed()),
+                    "search index open"
+                );
+                return;
+            }
+            Ok(Err(e)) => crate::error::AppError::from(e),
+            Err(e) => crate::error::AppError::from(e),
+        };
+        tracing::error!(error = %error, "cannot open the search index; stopping");
+        *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
+        server.stop(false).await;
+    });
+    failed
 }
 
 /// Store the definition fingerprint of every version that has none, in

@@ -64,20 +64,7 @@ fn wait_exit(child: &mut Child, within: Duration) -> std::process::ExitStatus {
 /// exist, stop it, and return its log.
 fn serve_zero_config(cwd: &std::path::Path, rust_log: &str) -> String {
     let port = free_port();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolreg-server"));
-    cmd.current_dir(cwd)
-        .env("RUST_LOG", rust_log)
-        .stderr(Stdio::piped());
-    for (key, _) in std::env::vars() {
-        if key.starts_with("TOOLREG_") || key.starts_with("AWS_") {
-            cmd.env_remove(key);
-        }
-    }
-    let mut guard = ChildGuard(
-        cmd.env("TOOLREG_LISTEN", format!("127.0.0.1:{port}"))
-            .spawn()
-            .unwrap(),
-    );
+    let mut guard = spawn_zero_config(cwd, rust_log, port);
     let child = &mut guard.0;
     let started = Instant::now();
     wait_healthy(port, child);
@@ -88,6 +75,30 @@ fn serve_zero_config(cwd: &std::path::Path, rust_log: &str) -> String {
     sigterm(child.id());
     let status = wait_exit(child, Duration::from_secs(10));
     assert!(status.success(), "{status}");
+    stderr_of(child)
+}
+
+/// `toolreg-server` with no subcommand and no `TOOLREG_*` settings but the
+/// port, in `cwd`, with `RUST_LOG=rust_log` and its stderr piped.
+fn spawn_zero_config(cwd: &std::path::Path, rust_log: &str, port: u16) -> ChildGuard {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolreg-server"));
+    cmd.current_dir(cwd)
+        .env("RUST_LOG", rust_log)
+        .stderr(Stdio::piped());
+    for (key, _) in std::env::vars() {
+        if key.starts_with("TOOLREG_") || key.starts_with("AWS_") {
+            cmd.env_remove(key);
+        }
+    }
+    ChildGuard(
+        cmd.env("TOOLREG_LISTEN", format!("127.0.0.1:{port}"))
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// Everything an exited child wrote to its piped stderr.
+fn stderr_of(child: &mut Child) -> String {
     let mut log = String::new();
     for line in BufReader::new(child.stderr.take().unwrap()).lines() {
         log.push_str(&line.unwrap());
@@ -168,4 +179,42 @@ fn bad_configuration_is_a_clear_error() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("listen"));
+}
+
+/// The search index opens after the server listens, and a search sent as
+/// soon as `/healthz` answers is answered (it waits for the index if it is
+/// still opening), not refused. A second server on
+/// the same data directory cannot open the index the first one holds: it
+/// stops on its own, with the index's error and a failing status, rather
+/// than serving without search.
+#[test]
+fn the_search_index_opens_after_listening_and_a_held_index_stops_the_server() {
+    let cwd = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut first = spawn_zero_config(cwd.path(), "info", port);
+    wait_healthy(port, &mut first.0);
+    let res =
+        reqwest::blocking::get(format!("http://127.0.0.1:{port}/api/v1/search?q=weather")).unwrap();
+    assert_eq!(res.status(), 200);
+    let body: serde_json::Value = res.json().unwrap();
+    assert_eq!(body["total"], 0, "{body}");
+
+    let second_port = free_port();
+    let mut second = spawn_zero_config(cwd.path(), "info", second_port);
+    let status = wait_exit(&mut second.0, Duration::from_secs(20));
+    assert!(!status.success(), "{status}");
+    let log = stderr_of(&mut second.0);
+    assert!(log.contains("toolreg-server listening"), "{log}");
+    assert!(
+        log.contains("another process has this search index open"),
+        "{log}"
+    );
+
+    sigterm(first.0.id());
+    let status = wait_exit(&mut first.0, Duration::from_secs(10));
+    assert!(status.success(), "{status}");
+    let log = stderr_of(&mut first.0);
+    let listening = log.find("toolreg-server listening").expect(&log);
+    let opened = log.find("search index open").expect(&log);
+    assert!(listening < opened, "{log}");
 }

@@ -3,7 +3,8 @@
 //! the `reindex` subcommand.
 
 use std::path::Path;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use toolreg_search::{
     OpenState, SearchError, SearchIndex, SearchParams, SearchSource, Tailer, TailerHandle,
@@ -18,10 +19,25 @@ struct Running {
 }
 
 /// The replica's search: not running until [`SearchService::start`].
+///
+/// `serve` opens the index after the server is listening, so that a
+/// restart answers everything but searches without waiting for the index
+/// files (on a cold page cache, most of a restart's time). Between
+/// [`SearchService::begin_opening`] and the end of `start`, a query that
+/// finds no index waits for it, at most [`OPEN_WAIT`].
 #[derive(Default)]
 pub struct SearchService {
     running: RwLock<Option<Running>>,
+    /// Whether the index is being opened.
+    opening: Mutex<bool>,
+    /// Signalled when an opening ends, opened or not.
+    opened: Condvar,
 }
+
+/// The longest a query waits for an index that is being opened before it
+/// is answered 503 (opening a 100,000-tool index took 15–140 ms, the most
+/// with its files not in the page cache).
+pub const OPEN_WAIT: Duration = Duration::from_secs(30);
 
 /// The memory bounds of the search index (`--search-cache-mib`,
 /// `--index-writer-mib`), applied when it is started.
@@ -76,9 +92,29 @@ impl std::fmt::Debug for SearchService {
 }
 
 impl SearchService {
+    /// From now until [`SearchService::start`] returns, queries wait for
+    /// the index instead of failing without one.
+    pub fn begin_opening(&self) {
+        *self.opening.lock().unwrap_or_else(|e| e.into_inner()) = true;
+    }
+
     /// Opens (or rebuilds) the index in `dir`, within `memory`, and starts
-    /// tailing `source` into it. A running service is stopped first.
+    /// tailing `source` into it. A running service is stopped first. Ends
+    /// an opening begun with [`SearchService::begin_opening`], whatever the
+    /// outcome, and wakes the queries waiting for it.
     pub fn start(
+        &self,
+        dir: &Path,
+        source: Arc<dyn SearchSource>,
+        memory: SearchMemory,
+    ) -> Result<(), SearchError> {
+        let started = self.open(dir, source, memory);
+        *self.opening.lock().unwrap_or_else(|e| e.into_inner()) = false;
+        self.opened.notify_all();
+        started
+    }
+
+    fn open(
         &self,
         dir: &Path,
         source: Arc<dyn SearchSource>,
@@ -132,9 +168,29 @@ impl SearchService {
         }
     }
 
-    /// Runs a search (blocking: call off the async executor).
+    /// The index, once an opening in progress has ended (at most
+    /// [`OPEN_WAIT`] from now).
+    fn index_when_open(&self) -> Option<Arc<SearchIndex>> {
+        let deadline = Instant::now() + OPEN_WAIT;
+        let mut opening = self.opening.lock().unwrap_or_else(|e| e.into_inner());
+        while *opening {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            opening = match self.opened.wait_timeout(opening, left) {
+                Ok((guard, _)) => guard,
+                Err(e) => e.into_inner().0,
+            };
+        }
+        drop(opening);
+        self.index()
+    }
+
+    /// Runs a search (blocking: call off the async executor). While the
+    /// index is being opened, waits for it.
     pub fn query(&self, params: &SearchParams) -> Result<SearchAnswer, SearchError> {
-        match self.index() {
+        match self.index().or_else(|| self.index_when_open()) {
             Some(index) => index.query(params),
             None => Err(SearchError::NotRunning),
         }
