@@ -215,8 +215,8 @@ fn open_search(
     actix_web::rt::spawn(async move {
         let opening = std::time::Instant::now();
         let source = Arc::new(StoreSource::new(state.db.clone()));
-        let search = state.clone();
-        let opened = web::block(move || search.search.start(&dir, source, memory)).await;
+        let app = state.clone();
+        let opened = web::block(move || app.search.start(&dir, source, memory)).await;
         let error = match opened {
             Ok(Ok(())) => {
                 tracing::info!(
