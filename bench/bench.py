@@ -333,14 +333,11 @@ def run_config(args, backend, n, workdir, words):
             f"from files: {ngd['download_rps']:.0f} req/s")
         server.stop()
         offset = os.path.getsize(server.log_path)
-        # The restart measures toolreg, not the other servers' background
-        # work after the reads: it waits for the disk to take what was
-        # written (the nginx reference files, 100,000 of them at N =
-        # 100,000, were written just before) and for the CPUs to go quiet.
-        synced = time.monotonic()
-        os.sync()
-        row["sync_before_start_s"] = round(time.monotonic() - synced, 1)
-        row["settle_before_start_s"] = round(restart.wait_idle(), 1)
+        # The restart measures toolreg, not the disk's or the other
+        # servers' background work after the reads.
+        synced, settled = restart.settle()
+        row["sync_before_start_s"] = round(synced, 1)
+        row["settle_before_start_s"] = round(settled, 1)
         row["start_loaded_s"] = server.start()
         time.sleep(0.5)
         row["rss_restart_mib"] = server.rss_mib()

@@ -2,6 +2,7 @@
 then read the start-up phases the server logged (bench.py's "start with N
 tools", bench/startup.py)."""
 
+import os
 import re
 import time
 
@@ -26,6 +27,16 @@ def wait_idle(limit=60.0, window=0.5, busy_share=0.1):
         if (b1 - b0) < busy_share * max(1, a1 - a0):
             break
     return time.monotonic() - t0
+
+
+def settle():
+    """Before a timed restart: let the disk take what was written (the bench
+    writes nginx's reference files, 100,000 of them at N = 100,000, just
+    before) and the CPUs go quiet. Returns the seconds each took."""
+    t0 = time.monotonic()
+    os.sync()
+    synced = time.monotonic() - t0
+    return synced, wait_idle()
 
 
 def start_phases(log_path, offset=0):
